@@ -15,7 +15,7 @@ export HF_HUB_DISABLE_PROGRESS_BARS := 1
 export TOKENIZERS_PARALLELISM := false
 export PYTHONWARNINGS := ignore::DeprecationWarning
 
-.PHONY: install lab test notebooks sync clean
+.PHONY: install lab test notebooks sync bench clean
 
 install: $(STAMP) $(VENDOR)/.installed
 
@@ -56,6 +56,10 @@ notebooks: install
 # Create or refresh the .ipynb from its jupytext .py pair (or the other way round, whichever is newer).
 sync: install
 	cd notebooks && ../$(VENV)/bin/jupytext --sync -q [0-9][0-9]_*.py
+
+# Speed ratios, measured side by side in one run (never a timed test).
+bench: install
+	$(PY) benchmarks/bench.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info $(VENDOR)

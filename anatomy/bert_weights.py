@@ -20,6 +20,28 @@ EMBEDDINGS = {
 }
 
 
+LAYER = {
+    "self_attn.q_proj": "attention.self.query",
+    "self_attn.k_proj": "attention.self.key",
+    "self_attn.v_proj": "attention.self.value",
+    "self_attn.out_proj": "attention.output.dense",
+    "layer_norm_1": "attention.output.LayerNorm",
+    "feed_forward.linear_1": "intermediate.dense",
+    "feed_forward.linear_2": "output.dense",
+    "layer_norm_2": "output.LayerNorm",
+}
+
+
+def encoder_name_map(num_layers: int) -> dict[str, str]:
+    """Our TransformerEncoder's parameter names -> BertModel's, for every weight and bias."""
+    name_map = {f"embeddings.{ours}": theirs for ours, theirs in EMBEDDINGS.items()}
+    for i in range(num_layers):
+        for ours, theirs in LAYER.items():
+            for kind in ("weight", "bias"):
+                name_map[f"layers.{i}.{ours}.{kind}"] = f"encoder.layer.{i}.{theirs}.{kind}"
+    return name_map
+
+
 def load_config(checkpoint: str | os.PathLike | None = None):
     """The HF config (a transformers.BertConfig for BERT checkpoints) of `checkpoint`."""
     from transformers import AutoConfig

@@ -43,7 +43,11 @@ class PerHeadMultiHeadAttention(nn.Module):
     def forward(self, query, key=None, value=None, mask=None) -> tuple[torch.Tensor, torch.Tensor]:
         key = query if key is None else key
         value = key if value is None else value
-        outputs, weights = zip(*(head(query, key, value, mask) for head in self.heads))
+        if mask is not None and mask.dim() == 4:  # (B, 1 or H, Tq, Tk): give head h its own slice
+            masks = mask.expand(-1, len(self.heads), -1, -1).unbind(dim=1)
+        else:
+            masks = [mask] * len(self.heads)
+        outputs, weights = zip(*(head(query, key, value, m) for head, m in zip(self.heads, masks)))
         merged = torch.cat(outputs, dim=-1)  # H x (B, Tq, Dh) -> (B, Tq, D)
         return self.out_proj(merged), torch.stack(weights, dim=1)  # (B, Tq, D), (B, H, Tq, Tk)
 
