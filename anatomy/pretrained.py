@@ -55,7 +55,10 @@ def _hub_reachable(timeout: float = HUB_PROBE_SECONDS) -> bool:
 def _is_cached(name: str) -> bool:
     from huggingface_hub import try_to_load_from_cache
 
-    return isinstance(try_to_load_from_cache(name, "config.json"), str)
+    try:
+        return isinstance(try_to_load_from_cache(name, "config.json"), str)
+    except ValueError:  # not a valid hub name either (e.g. a mistyped local path)
+        return False
 
 
 def ensure_available(checkpoint: str | Path) -> None:
@@ -63,7 +66,7 @@ def ensure_available(checkpoint: str | Path) -> None:
     if isinstance(checkpoint, Path) or _is_cached(checkpoint) or _hub_reachable():
         return
     raise HubUnreachableError(
-        f"Checkpoint {checkpoint!r} is not on this machine and the Hugging Face Hub cannot be "
+        f"Checkpoint {checkpoint!r} is not a local folder, is not cached on this machine and the Hugging Face Hub cannot be "
         f"reached (offline?). Either go online (e.g. on Colab) or use the bundled default model: "
         f"call with checkpoint=None and unset ${CHECKPOINT_ENV}."
     )

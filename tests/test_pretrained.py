@@ -46,6 +46,12 @@ def test_hub_checkpoint_offline_fails_fast_with_advice(monkeypatch, offline):
     assert time.monotonic() - start < 10
 
 
+def test_mistyped_local_path_gets_the_same_advice(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(HubUnreachableError, match="not a local folder"):
+        anatomy.load_pretrained("../no/such/folder")
+
+
 def test_environment_variable_selects_the_hub_checkpoint(monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv(anatomy.pretrained.CHECKPOINT_ENV, "anatomy-tests/not-cached-anywhere")
