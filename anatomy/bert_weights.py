@@ -6,7 +6,6 @@ Weights are read from safetensors only: nothing is ever unpickled.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import torch
 from torch import nn
@@ -46,11 +45,9 @@ def load_config(checkpoint: str | os.PathLike | None = None):
     """The HF config (a transformers.BertConfig for BERT checkpoints) of `checkpoint`."""
     from transformers import AutoConfig
 
-    from anatomy.pretrained import ensure_available, resolve_checkpoint
+    from anatomy.pretrained import checkpoint_folder
 
-    source = resolve_checkpoint(checkpoint)
-    ensure_available(source)
-    return AutoConfig.from_pretrained(source)
+    return AutoConfig.from_pretrained(checkpoint_folder(checkpoint, "config.json"))
 
 
 def read_state_dict(checkpoint: str | os.PathLike | None = None) -> dict[str, torch.Tensor]:
@@ -58,14 +55,9 @@ def read_state_dict(checkpoint: str | os.PathLike | None = None) -> dict[str, to
     Keys are normalised to BertModel's ('bert.' prefixes of task heads are dropped)."""
     from safetensors.torch import load_file
 
-    from anatomy.pretrained import ensure_available, resolve_checkpoint
+    from anatomy.pretrained import checkpoint_folder
 
-    source = resolve_checkpoint(checkpoint)
-    ensure_available(source)
-    if not isinstance(source, Path):
-        from huggingface_hub import hf_hub_download
-
-        source = Path(hf_hub_download(str(source), "model.safetensors")).parent
+    source = checkpoint_folder(checkpoint, "model.safetensors")
     files = sorted(source.glob("*.safetensors"))
     if not files:
         raise ValueError(f"no .safetensors file in {source}; this project never loads pickled weights")

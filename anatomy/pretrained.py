@@ -66,10 +66,22 @@ def ensure_available(checkpoint: str | Path) -> None:
     if isinstance(checkpoint, Path) or _is_cached(checkpoint) or _hub_reachable():
         return
     raise HubUnreachableError(
-        f"Checkpoint {checkpoint!r} is not a local folder, is not cached on this machine and the Hugging Face Hub cannot be "
-        f"reached (offline?). Either go online (e.g. on Colab) or use the bundled default model: "
+        f"Checkpoint {checkpoint!r} is not a local folder, is not cached on this machine and the "
+        f"Hugging Face Hub cannot be reached (offline?). Either go online (e.g. on Colab) or use the bundled default model: "
         f"call with checkpoint=None and unset ${CHECKPOINT_ENV}."
     )
+
+
+def checkpoint_folder(checkpoint: str | os.PathLike | None = None, filename: str = "config.json") -> Path:
+    """A local folder holding `filename` of `checkpoint`: the folder itself, or for a hub name
+    the cache folder it is downloaded into."""
+    source = resolve_checkpoint(checkpoint)
+    ensure_available(source)
+    if isinstance(source, Path):
+        return source
+    from huggingface_hub import hf_hub_download
+
+    return Path(hf_hub_download(source, filename)).parent
 
 
 def load_pretrained(checkpoint: str | os.PathLike | None = None, device: str | None = None):

@@ -67,15 +67,15 @@ def offline_html(html: str, local_dir: str | None = None) -> str:
     def local(name: str) -> str:
         return json.dumps(f"{local_dir}/{LOCAL_FILES[name]}" if local_dir else None)
 
+    html = LONG_FLOAT.sub(r"\1", html)
     start = html.rfind(VIEW_SCRIPT)  # the last script draws the view; earlier ones set params
     if start < 0 or not REQUIRE_TAG.search(html):
         raise ValueError("not a BertViz view: no require.js tag or view script found")
-    script = LONG_FLOAT.sub(r"\1", html[start + len(VIEW_SCRIPT):html.rindex("</script>")])
-    html = LONG_FLOAT.sub(r"\1", html[:start])
+    script = html[start + len(VIEW_SCRIPT):html.rindex("</script>")]
     for name in ("d3", "jquery"):
         script = script.replace(f"'{CDN[name]}'", f"anatomyVendor({json.dumps(name)}, {local(name)}, '{CDN[name]}')")
     loader = LOADER.replace("REQUIRE_LOCAL", local("require")).replace("REQUIRE_CDN", json.dumps(CDN["require"]))
-    page = REQUIRE_TAG.sub(loader, html)
+    page = REQUIRE_TAG.sub(loader, html[:start])
     return page + f'<script type="text/javascript">\nanatomyWithRequire(function () {{\n{script}\n}});\n</script>'
 
 
@@ -98,19 +98,15 @@ def neuron_model(checkpoint: str | None = None):
     from bertviz.transformers_neuron_view import BertConfig, BertModel, BertTokenizer
 
     from anatomy.bert_weights import load_config, read_state_dict
-    from anatomy.pretrained import resolve_checkpoint
+    from anatomy.pretrained import checkpoint_folder
 
     config = BertConfig.from_dict(load_config(checkpoint).to_dict())
     config.output_attentions = True
     model = BertModel(config)
-    state = {k: v for k, v in read_state_dict(checkpoint).items() if k in model.state_dict()}
-    model.load_state_dict(state, strict=True)
-    folder = resolve_checkpoint(checkpoint)
-    if not isinstance(folder, Path):
-        from huggingface_hub import hf_hub_download
-
-        folder = Path(hf_hub_download(str(folder), "vocab.txt")).parent
-    tokenizer = BertTokenizer(str(folder / "vocab.txt"), do_lower_case=True)
+    wanted = model.state_dict().keys()
+    model.load_state_dict({k: v for k, v in read_state_dict(checkpoint).items() if k in wanted}, strict=True)
+    vocab = checkpoint_folder(checkpoint, "vocab.txt") / "vocab.txt"
+    tokenizer = BertTokenizer(str(vocab), do_lower_case=True)
     return model.eval(), tokenizer
 
 
