@@ -60,6 +60,7 @@ sync: install
 # Speed ratios, measured side by side in one run (never a timed test).
 bench: install
 	$(PY) benchmarks/bench.py
+	$(PY) benchmarks/train_dates.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info $(VENDOR)

@@ -6,15 +6,17 @@ from anatomy.attention import scaled_dot_product_attention
 from anatomy.bert_weights import copy_weights, load_config, read_state_dict
 from anatomy.config import require
 from anatomy.corpus import stdlib_sentences
+from anatomy.decoder import DecoderOutput, TransformerDecoder, TransformerDecoderLayer
 from anatomy.classifier import TransformerForSequenceClassification
-from anatomy.embeddings import Embeddings, position_shift_matrix, sinusoidal_positions
+from anatomy.embeddings import Embeddings, SinusoidalEmbeddings, position_shift_matrix, sinusoidal_positions
 from anatomy.encoder import EncoderOutput, TransformerEncoder, TransformerEncoderLayer
 from anatomy.feedforward import FeedForward
-from anatomy.masks import causal_mask, padding_mask
+from anatomy.masks import causal_mask, causal_padding_mask, padding_mask
 from anatomy.multihead import AttentionHead, MultiHeadAttention, PerHeadMultiHeadAttention
 from anatomy.notebook import pick_device, seed_everything, setup_notebook, show_source
 from anatomy.pretrained import (DEFAULT_CHECKPOINT, HubUnreachableError, default_model_dir,
                                 load_pretrained, resolve_checkpoint)
+from anatomy.transformer import Seq2SeqOutput, Transformer, TransformerConfig
 from anatomy.wordpiece import WordPieceTokenizer
 
 __version__ = "0.1.0"

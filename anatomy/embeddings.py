@@ -1,6 +1,6 @@
 """Token + position (+ token type) embeddings, and the paper's sinusoidal positions.
 
-Taught in: 02_embeddings.  Shapes: B batch, T tokens, D model width.
+Taught in: 02_embeddings (SinusoidalEmbeddings: 06_decoder).  Shapes: B batch, T tokens, D model width.
 """
 from __future__ import annotations
 
@@ -93,3 +93,28 @@ def position_shift_matrix(offset: int, dim: int, base: float = 10000.0) -> torch
     matrix[1::2, 0::2] = torch.diag(-sin)
     matrix[1::2, 1::2] = torch.diag(cos)
     return matrix.float()
+
+
+class SinusoidalEmbeddings(nn.Module):
+    """The paper's input layer (section 3.4): token embedding x sqrt(D) + fixed sinusoidal positions,
+    then dropout. No learned positions, no token types, no LayerNorm."""
+
+    def __init__(self, config: Any) -> None:
+        super().__init__()
+        require(config, "vocab_size", "hidden_size", "max_position_embeddings")
+        self.vocab_size = config.vocab_size
+        self.scale = math.sqrt(config.hidden_size)
+        self.token_embeddings = nn.Embedding(config.vocab_size, config.hidden_size)
+        positions = sinusoidal_positions(config.max_position_embeddings, config.hidden_size)
+        self.register_buffer("positions", positions, persistent=False)  # (max T, D), moves with .to()
+        self.dropout = nn.Dropout(getattr(config, "hidden_dropout_prob", 0.1))
+
+    def forward(self, input_ids: torch.Tensor, name: str = "input_ids") -> torch.Tensor:
+        if input_ids.dim() != 2:
+            raise ValueError(f"{name} must be (B, T), got shape {tuple(input_ids.shape)}")
+        check_token_ids(input_ids, self.vocab_size, name)
+        if input_ids.size(1) > len(self.positions):
+            raise ValueError(f"{name} has {input_ids.size(1)} tokens, more than max_position_embeddings "
+                             f"({len(self.positions)})")
+        x = self.token_embeddings(input_ids) * self.scale  # (B, T, D)
+        return self.dropout(x + self.positions[: input_ids.size(1)])  # (B, T, D)

@@ -23,6 +23,13 @@ def padding_mask(attention_mask: torch.Tensor) -> torch.Tensor:
     return attention_mask.bool()[:, None, None, :]  # (B, 1, 1, Tk): broadcasts over heads and queries
 
 
+def causal_padding_mask(attention_mask: torch.Tensor) -> torch.Tensor:
+    """A decoder's self-attention mask: (B, T) attention_mask -> (B, 1, T, T), True where query i
+    may attend to key j, i.e. j <= i (causal) and j is a real token (padding)."""
+    causal = causal_mask(attention_mask.size(-1), device=attention_mask.device)  # (T, T)
+    return causal & padding_mask(attention_mask)  # (T, T) & (B, 1, 1, T) -> (B, 1, T, T)
+
+
 def check_mask(mask: torch.Tensor, scores_shape: torch.Size | tuple[int, ...]) -> None:
     """Raise ValueError unless `mask` is boolean and broadcasts to the scores' (..., Tq, Tk) shape
     without being broadcast itself (no silent growing of a wrong mask)."""

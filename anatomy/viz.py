@@ -1,6 +1,8 @@
 """BertViz views that render offline: require.js, d3 and jQuery come from local copies first.
 
-Taught in: 03_attention (neuron_view) and 04_multi_head_attention (head_view, model_view).
+Taught in: 03_attention (neuron_view), 04_multi_head_attention (head_view, model_view) and
+07_training (head_view and model_view of an encoder-decoder: encoder_attention, decoder_attention,
+cross_attention, with encoder_tokens and decoder_tokens).
 
 BertViz loads its scripts from a CDN, so its views are blank offline. These wrappers return the
 same views, rewritten to try, in order: the local copies that `make install` fetches from npm into
@@ -79,13 +81,14 @@ def offline_html(html: str, local_dir: str | None = None) -> str:
     return page + f'<script type="text/javascript">\nanatomyWithRequire(function () {{\n{script}\n}});\n</script>'
 
 
-def head_view(attention, tokens, sentence_b_start=None, **kwargs) -> HTML:
-    """bertviz.head_view, rendered offline. `attention` is a tuple of (B, H, T, T) per layer."""
+def head_view(attention=None, tokens=None, sentence_b_start=None, **kwargs) -> HTML:
+    """bertviz.head_view, rendered offline. `attention` is a tuple of (1, H, T, T) per layer; for an
+    encoder-decoder pass encoder_attention=, decoder_attention=, cross_attention= instead."""
     view = bertviz.head_view(attention, tokens, sentence_b_start, html_action="return", **kwargs)
     return HTML(offline_html(view.data, local_script_dir()))
 
 
-def model_view(attention, tokens, sentence_b_start=None, **kwargs) -> HTML:
+def model_view(attention=None, tokens=None, sentence_b_start=None, **kwargs) -> HTML:
     """bertviz.model_view (every layer and head), rendered offline."""
     view = bertviz.model_view(attention, tokens, sentence_b_start, html_action="return", **kwargs)
     return HTML(offline_html(view.data, local_script_dir()))

@@ -15,6 +15,7 @@ import torch
 from torch import nn
 
 import anatomy
+from anatomy.torch_reference import copy_attention
 
 
 def paired_ratio(ours, reference, repeats: int = 15) -> tuple[float, float, float]:
@@ -38,10 +39,7 @@ def multi_head_pair(batch: int, length: int, width: int = 384, heads: int = 12):
     config.hidden_size, config.num_attention_heads = width, heads
     fused = anatomy.MultiHeadAttention(config).eval()
     reference = nn.MultiheadAttention(width, heads, batch_first=True).eval()
-    with torch.no_grad():
-        reference.in_proj_weight.copy_(torch.cat([fused.q_proj.weight, fused.k_proj.weight, fused.v_proj.weight]))
-        reference.in_proj_bias.copy_(torch.cat([fused.q_proj.bias, fused.k_proj.bias, fused.v_proj.bias]))
-        reference.out_proj.load_state_dict(fused.out_proj.state_dict())
+    copy_attention(fused, reference)
     x = torch.randn(batch, length, width)
     return fused, reference, x
 

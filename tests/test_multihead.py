@@ -5,16 +5,14 @@ import torch
 from torch import nn
 
 from anatomy import MultiHeadAttention, PerHeadMultiHeadAttention, causal_mask, padding_mask
+from anatomy.torch_reference import copy_attention
 
 CONFIG = SimpleNamespace(hidden_size=32, num_attention_heads=4, attention_probs_dropout_prob=0.0)
 
 
 def torch_mha_with_our_weights(ours: MultiHeadAttention) -> nn.MultiheadAttention:
     reference = nn.MultiheadAttention(ours.embed_dim, ours.num_heads, batch_first=True)
-    with torch.no_grad():
-        reference.in_proj_weight.copy_(torch.cat([ours.q_proj.weight, ours.k_proj.weight, ours.v_proj.weight]))
-        reference.in_proj_bias.copy_(torch.cat([ours.q_proj.bias, ours.k_proj.bias, ours.v_proj.bias]))
-        reference.out_proj.load_state_dict(ours.out_proj.state_dict())
+    copy_attention(ours, reference)
     return reference.eval()
 
 

@@ -34,7 +34,8 @@ def test_vendor_scripts_are_installed():
     assert viz.local_script_dir() is not None, "run `make install`: it fetches require.js, d3, jquery from npm"
 
 
-@pytest.mark.parametrize("notebook, views", [("03_attention.ipynb", 1), ("04_multi_head_attention.ipynb", 2)])
+@pytest.mark.parametrize("notebook, views", [("03_attention.ipynb", 1), ("04_multi_head_attention.ipynb", 2),
+                                              ("07_training.ipynb", 1)])
 def test_notebook_views_draw_offline(notebook, views):
     outputs = bertviz_outputs(notebook)
     assert len(outputs) == views

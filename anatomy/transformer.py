@@ -1,0 +1,157 @@
+"""The whole Transformer of "Attention Is All You Need": encoder, decoder, and a projection to the
+vocabulary, with greedy decoding and safetensors saving.
+
+Taught in: 06_decoder (built, checked against torch.nn.Transformer) and 07_training (trained).
+Shapes: B batch, H heads, Ts source tokens, Tt target tokens, D model width, V vocabulary.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import torch
+from safetensors.torch import load_model, save_model
+from torch import nn
+
+from anatomy.decoder import TransformerDecoder
+from anatomy.embeddings import SinusoidalEmbeddings
+from anatomy.encoder import TransformerEncoderLayer
+from anatomy.masks import causal_padding_mask, padding_mask
+
+
+@dataclass
+class TransformerConfig:
+    """Defaults are the paper's base model (Table 3) with its shared 37,000-token BPE vocabulary."""
+    vocab_size: int = 37000
+    hidden_size: int = 512
+    num_attention_heads: int = 8
+    intermediate_size: int = 2048
+    num_encoder_layers: int = 6
+    num_decoder_layers: int = 6
+    hidden_act: str = "relu"
+    hidden_dropout_prob: float = 0.1
+    attention_probs_dropout_prob: float = 0.0
+    layer_norm_eps: float = 1e-5
+    max_position_embeddings: int = 512
+    norm_first: bool = False
+    final_norm: bool = False  # torch.nn.Transformer always ends both stacks with one; the paper does not
+    tie_embeddings: bool = True  # source, target and output projection share one (V, D) matrix
+    pad_token_id: int = 0
+    bos_token_id: int = 1
+    eos_token_id: int = 2
+
+
+@dataclass
+class Seq2SeqOutput:
+    logits: torch.Tensor  # (B, Tt, V)
+    encoder_attentions: tuple[torch.Tensor, ...] | None = None  # (B, H, Ts, Ts) per layer
+    decoder_attentions: tuple[torch.Tensor, ...] | None = None  # (B, H, Tt, Tt) per layer
+    cross_attentions: tuple[torch.Tensor, ...] | None = None  # (B, H, Tt, Ts) per layer
+
+
+def check_padding(mask: torch.Tensor | None, ids: torch.Tensor, name: str, ids_name: str) -> None:
+    if mask is not None and mask.shape != ids.shape:
+        raise ValueError(f"{name} must have the shape of {ids_name}, (B, T) = {tuple(ids.shape)} "
+                         f"(True = real token), got {tuple(mask.shape)}")
+
+
+class Transformer(nn.Module):
+    def __init__(self, config: TransformerConfig) -> None:
+        super().__init__()
+        self.config = config
+        self.src_embeddings = SinusoidalEmbeddings(config)
+        self.tgt_embeddings = self.src_embeddings if config.tie_embeddings else SinusoidalEmbeddings(config)
+        self.encoder_layers = nn.ModuleList(TransformerEncoderLayer(config, config.norm_first)
+                                            for _ in range(config.num_encoder_layers))
+        self.encoder_norm = (nn.LayerNorm(config.hidden_size, eps=config.layer_norm_eps)
+                             if config.final_norm or config.norm_first else nn.Identity())
+        self.decoder = TransformerDecoder(config, config.norm_first, config.final_norm or config.norm_first)
+        self.lm_head = nn.Linear(config.hidden_size, config.vocab_size, bias=False)
+        if config.tie_embeddings:
+            self.lm_head.weight = self.tgt_embeddings.token_embeddings.weight
+        self.init_weights()
+
+    @torch.no_grad()
+    def init_weights(self) -> None:
+        """Xavier-uniform matrices (as torch.nn.Transformer does); embeddings N(0, 1/D), so that after
+        the x sqrt(D) scaling a token vector is about as large as its sinusoidal position vector."""
+        for name, parameter in self.named_parameters():
+            if parameter.dim() > 1 and "token_embeddings" not in name:
+                nn.init.xavier_uniform_(parameter)
+        for embeddings in {self.src_embeddings, self.tgt_embeddings}:
+            nn.init.normal_(embeddings.token_embeddings.weight, std=self.config.hidden_size ** -0.5)
+
+    def encode(self, src_ids: torch.Tensor, src_mask: torch.Tensor | None = None,
+               output_attentions: bool = False) -> tuple[torch.Tensor, tuple[torch.Tensor, ...] | None]:
+        """Returns (memory (B, Ts, D), encoder self-attention weights per layer or None)."""
+        check_padding(src_mask, src_ids, "src_mask", "src_ids")
+        mask = None if src_mask is None else padding_mask(src_mask)  # (B, 1, 1, Ts)
+        x = self.src_embeddings(src_ids, "src_ids")  # (B, Ts, D)
+        attentions = []
+        for layer in self.encoder_layers:
+            x, weights = layer(x, mask, need_weights=output_attentions)
+            attentions.append(weights)
+        return self.encoder_norm(x), tuple(attentions) if output_attentions else None
+
+    def decode(self, tgt_ids: torch.Tensor, memory: torch.Tensor | None, src_mask: torch.Tensor | None = None,
+               tgt_mask: torch.Tensor | None = None, output_attentions: bool = False) -> Seq2SeqOutput:
+        """Logits for the next token at every target position; each position sees only earlier ones."""
+        check_padding(tgt_mask, tgt_ids, "tgt_mask", "tgt_ids")
+        x = self.tgt_embeddings(tgt_ids, "tgt_ids")  # (B, Tt, D)
+        if tgt_mask is None:
+            tgt_mask = torch.ones_like(tgt_ids, dtype=torch.bool)
+        self_mask = causal_padding_mask(tgt_mask)  # (B, 1, Tt, Tt)
+        if memory is not None and src_mask is not None and src_mask.shape != memory.shape[:2]:
+            raise ValueError(f"src_mask must be (B, Ts) = {tuple(memory.shape[:2])}, the memory's first "
+                             f"two dims, got {tuple(src_mask.shape)}")
+        memory_mask = None if src_mask is None else padding_mask(src_mask)  # (B, 1, 1, Ts): no causal mask
+        out = self.decoder(x, memory, self_mask, memory_mask, output_attentions)
+        return Seq2SeqOutput(self.lm_head(out.last_hidden_state), None,  # (B, Tt, V)
+                             out.self_attentions, out.cross_attentions)
+
+    def forward(self, src_ids: torch.Tensor, tgt_ids: torch.Tensor, src_mask: torch.Tensor | None = None,
+                tgt_mask: torch.Tensor | None = None, output_attentions: bool = False) -> Seq2SeqOutput:
+        """src_mask (B, Ts) and tgt_mask (B, Tt) mark real tokens (True/1) and padding (False/0);
+        the decoder's causal mask is always applied."""
+        if src_ids.dim() == 2 and tgt_ids.dim() == 2 and src_ids.size(0) != tgt_ids.size(0):
+            raise ValueError(f"src_ids and tgt_ids batch sizes differ: {src_ids.size(0)} vs {tgt_ids.size(0)}")
+        memory, encoder_attentions = self.encode(src_ids, src_mask, output_attentions)
+        output = self.decode(tgt_ids, memory, src_mask, tgt_mask, output_attentions)
+        output.encoder_attentions = encoder_attentions
+        return output
+
+    @torch.no_grad()
+    def greedy_decode(self, src_ids: torch.Tensor, src_mask: torch.Tensor | None = None,
+                      max_length: int = 32) -> torch.Tensor:
+        """Start from BOS, append the most likely next token until every row has produced EOS
+        (or max_length tokens). Returns (B, <= max_length) ids without BOS, padded after EOS."""
+        config = self.config
+        memory, _ = self.encode(src_ids, src_mask)
+        generated = torch.full((src_ids.size(0), 1), config.bos_token_id, device=src_ids.device)
+        finished = torch.zeros(src_ids.size(0), dtype=torch.bool, device=src_ids.device)
+        for _ in range(max_length):
+            logits = self.decode(generated, memory, src_mask).logits[:, -1]  # (B, V): the newest position
+            next_ids = logits.argmax(dim=-1).masked_fill(finished, config.pad_token_id)  # (B,)
+            generated = torch.cat([generated, next_ids[:, None]], dim=1)
+            finished |= next_ids == config.eos_token_id
+            if finished.all():
+                break
+        return generated[:, 1:]
+
+    def save_pretrained(self, folder: str | Path) -> None:
+        """Write config.json and model.safetensors (shared weights stored once)."""
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "config.json").write_text(json.dumps(asdict(self.config), indent=2) + "\n")
+        save_model(self, str(folder / "model.safetensors"))
+
+    @classmethod
+    def from_pretrained(cls, folder: str | Path) -> Transformer:
+        folder = Path(folder)
+        if not (folder / "config.json").is_file() or not (folder / "model.safetensors").is_file():
+            raise FileNotFoundError(f"{folder} needs config.json and model.safetensors; "
+                                    "run notebooks/07_training.ipynb to train and save the model")
+        model = cls(TransformerConfig(**json.loads((folder / "config.json").read_text())))
+        load_model(model, str(folder / "model.safetensors"))
+        return model.eval()

@@ -1,0 +1,178 @@
+"""The full Transformer: parity with torch.nn.Transformer, the paper's parameter counts, decoding, saving."""
+import pytest
+import torch
+from torch import nn
+
+from anatomy.masks import causal_mask
+from anatomy.torch_reference import to_torch_transformer
+from anatomy.transformer import Transformer, TransformerConfig
+
+TINY = dict(vocab_size=40, hidden_size=32, num_attention_heads=4, intermediate_size=64,
+            num_encoder_layers=2, num_decoder_layers=2, hidden_dropout_prob=0.0, max_position_embeddings=64)
+PAPER = {"base": (TransformerConfig(), 65e6),
+         "big": (TransformerConfig(hidden_size=1024, num_attention_heads=16, intermediate_size=4096), 213e6)}
+
+
+def tiny_model(**settings):
+    torch.manual_seed(0)
+    return Transformer(TransformerConfig(**{**TINY, **settings})).double().eval()
+
+
+def model_and_reference(**settings):
+    model = tiny_model(**settings)
+    return model, to_torch_transformer(model).double()
+
+
+@pytest.fixture
+def batch():
+    torch.manual_seed(1)
+    src, tgt = torch.randint(3, 40, (3, 9)), torch.randint(3, 40, (3, 6))
+    src_mask, tgt_mask = torch.ones_like(src, dtype=torch.bool), torch.ones_like(tgt, dtype=torch.bool)
+    src_mask[1, 6:], src_mask[2, 3:], tgt_mask[2, 4:] = False, False, False
+    return src, tgt, src_mask, tgt_mask
+
+
+def reference_logits(model, reference, src, tgt, src_mask, tgt_mask):
+    hidden = reference(model.src_embeddings(src), model.tgt_embeddings(tgt), tgt_mask=~causal_mask(tgt.size(1)),
+                       src_key_padding_mask=~src_mask, tgt_key_padding_mask=~tgt_mask,
+                       memory_key_padding_mask=~src_mask)
+    return model.lm_head(hidden)  # (B, Tt, V)
+
+
+@pytest.mark.parametrize("norm_first", [False, True], ids=["post-LN", "pre-LN"])
+@pytest.mark.parametrize("activation", ["relu", "gelu"])
+def test_equals_torch_transformer_with_masks(batch, norm_first, activation):
+    model, reference = model_and_reference(final_norm=True, norm_first=norm_first, hidden_act=activation)
+    ours = model(*batch).logits
+    torch.testing.assert_close(ours, reference_logits(model, reference, *batch), atol=1e-5, rtol=0)
+    memory, _ = model.encode(batch[0], batch[2])
+    src_hidden = reference.encoder(model.src_embeddings(batch[0]), src_key_padding_mask=~batch[2])
+    torch.testing.assert_close(memory, src_hidden, atol=1e-5, rtol=0)
+
+
+def test_the_parity_check_can_fail(batch):
+    model, reference = model_and_reference(final_norm=True)
+    with torch.no_grad():  # a classic bug: cross-attention queries taken from the encoder's side
+        model.decoder.layers[1].cross_attn.q_proj.weight.copy_(model.decoder.layers[1].cross_attn.k_proj.weight)
+    difference = (model(*batch).logits - reference_logits(model, reference, *batch)).abs().max()
+    assert difference > 1e-2
+
+
+def test_torch_reference_needs_final_norms():
+    with pytest.raises(ValueError, match=r"TransformerConfig\(final_norm=True\)"):
+        to_torch_transformer(Transformer(TransformerConfig(**TINY)))
+
+
+@pytest.mark.parametrize("size", PAPER)
+def test_parameter_count_matches_the_paper(size):
+    """Vaswani et al. 2017, Table 3: base 65M, big 213M, with a shared ~37,000-token BPE vocabulary
+    and one matrix shared by both embeddings and the pre-softmax projection (section 3.4)."""
+    config, published = PAPER[size]
+    with torch.device("meta"):
+        ours = sum(p.numel() for p in Transformer(config).parameters())
+        torch_layers = nn.Transformer(config.hidden_size, config.num_attention_heads,
+                                      dim_feedforward=config.intermediate_size, batch_first=True)
+    torch_count = sum(p.numel() for p in torch_layers.parameters())
+    final_norms = 2 * 2 * config.hidden_size
+    assert ours == torch_count - final_norms + config.vocab_size * config.hidden_size
+    assert abs(ours / published - 1) < 0.035, f"{ours:,} vs the paper's {published:,.0f}"
+
+
+def test_untied_embeddings_add_two_matrices():
+    tied = sum(p.numel() for p in Transformer(TransformerConfig(**TINY)).parameters())
+    untied = sum(p.numel() for p in Transformer(TransformerConfig(**TINY, tie_embeddings=False)).parameters())
+    assert untied - tied == 2 * 40 * 32
+
+
+def test_a_later_target_token_never_changes_earlier_logits(batch):
+    model = tiny_model()
+    src, tgt, src_mask, _ = batch
+    changed = tgt.clone()
+    changed[:, 3:] = torch.randint(3, 40, changed[:, 3:].shape)
+    before, after = model(src, tgt, src_mask).logits, model(src, changed, src_mask).logits
+    torch.testing.assert_close(before[:, :3], after[:, :3])
+    assert (before[:, 3:] - after[:, 3:]).abs().max() > 1e-3
+
+
+def test_all_attention_weights_on_request(batch):
+    model = tiny_model()
+    out = model(*batch, output_attentions=True)
+    assert [w.shape for w in out.encoder_attentions] == [(3, 4, 9, 9)] * 2
+    assert [w.shape for w in out.decoder_attentions] == [(3, 4, 6, 6)] * 2
+    assert [w.shape for w in out.cross_attentions] == [(3, 4, 6, 9)] * 2
+    assert model(*batch).cross_attentions is None
+
+
+@pytest.mark.parametrize("which, shape, message", [
+    ("src", (3, 8), r"src_mask must have the shape of src_ids, \(B, T\) = \(3, 9\) \(True = real token\), got \(3, 8\)"),
+    ("tgt", (3, 1, 6), r"tgt_mask must have the shape of tgt_ids, \(B, T\) = \(3, 6\) \(True = real token\), got \(3, 1, 6\)"),
+])
+def test_masks_of_the_wrong_shape_are_clear_errors(batch, which, shape, message):
+    model = tiny_model()
+    src, tgt, src_mask, tgt_mask = batch
+    masks = {"src_mask": src_mask, "tgt_mask": tgt_mask, f"{which}_mask": torch.ones(shape, dtype=torch.bool)}
+    with pytest.raises(ValueError, match=message):
+        model(src, tgt, **masks)
+
+
+def test_decode_with_a_mask_that_does_not_fit_the_memory(batch):
+    model = tiny_model()
+    memory, _ = model.encode(batch[0])
+    with pytest.raises(ValueError, match=r"src_mask must be \(B, Ts\) = \(3, 9\), the memory's .* got \(3, 5\)"):
+        model.decode(batch[1], memory, src_mask=torch.ones(3, 5, dtype=torch.bool))
+
+
+def test_decode_without_memory_is_a_clear_error(batch):
+    model = tiny_model()
+    with pytest.raises(ValueError, match=r"Run the encoder first: memory = model.encode\(src_ids\)"):
+        model.decode(batch[1], None)
+
+
+@pytest.mark.parametrize("which", ["src_ids", "tgt_ids"])
+def test_ids_outside_the_vocabulary_are_clear_errors(batch, which):
+    model = tiny_model()
+    ids = {"src_ids": batch[0].clone(), "tgt_ids": batch[1].clone()}
+    ids[which][0, 0] = 40
+    with pytest.raises(ValueError, match=rf"{which} must lie in \[0, 40\), got values from \d+ to 40"):
+        model(**ids)
+
+
+def test_batch_sizes_must_agree(batch):
+    model = tiny_model()
+    with pytest.raises(ValueError, match="src_ids and tgt_ids batch sizes differ: 3 vs 2"):
+        model(batch[0], batch[1][:2])
+
+
+def forced_model(token):
+    """A decoder whose output is always `token`: the final norm emits a constant vector that
+    only `token`'s output row points along."""
+    model = Transformer(TransformerConfig(**TINY, final_norm=True, tie_embeddings=False)).eval()
+    with torch.no_grad():
+        model.decoder.final_norm.weight.zero_()
+        model.decoder.final_norm.bias.fill_(1.0)
+        model.lm_head.weight.zero_()
+        model.lm_head.weight[token] = 1.0
+    return model
+
+
+def test_greedy_decoding_stops_at_eos(batch):
+    model = forced_model(TransformerConfig.eos_token_id)
+    assert model.greedy_decode(batch[0], batch[2]).tolist() == [[2], [2], [2]]
+
+
+def test_greedy_decoding_without_eos_stops_at_max_length(batch):
+    assert forced_model(7).greedy_decode(batch[0], max_length=5).tolist() == [[7] * 5] * 3
+
+
+def test_save_and_load_round_trip(tmp_path, batch):
+    model = tiny_model()
+    model = model.float()
+    model.save_pretrained(tmp_path / "saved")
+    loaded = Transformer.from_pretrained(tmp_path / "saved")
+    assert loaded.lm_head.weight is loaded.src_embeddings.token_embeddings.weight, "tying must survive loading"
+    torch.testing.assert_close(loaded(*batch).logits, model(*batch).logits, atol=0, rtol=0)
+
+
+def test_loading_from_an_empty_folder_says_what_to_run(tmp_path):
+    with pytest.raises(FileNotFoundError, match="run notebooks/07_training.ipynb"):
+        Transformer.from_pretrained(tmp_path)
