@@ -49,7 +49,8 @@ notebooks: install
 	    nb=$${py%.py}.ipynb; \
 	    ../$(VENV)/bin/jupytext --sync -q $$py >/dev/null || exit 1; \
 	    TIMEFORMAT="$$(printf '%-36s' $$nb) %1R s"; \
-	    time ../$(VENV)/bin/jupyter nbconvert --log-level=ERROR --to notebook --execute --inplace $$nb || exit 1; \
+	    time ../$(VENV)/bin/jupyter nbconvert --log-level=ERROR --to notebook --execute --inplace \
+	        --ExecutePreprocessor.record_timing=False $$nb || exit 1; \
 	    ../$(VENV)/bin/jupytext --sync -q $$nb >/dev/null || exit 1; \
 	done
 
@@ -57,9 +58,11 @@ notebooks: install
 sync: install
 	cd notebooks && ../$(VENV)/bin/jupytext --sync -q [0-9][0-9]_*.py
 
-# Speed ratios, measured side by side in one run (never a timed test).
+# Speed ratios measured side by side in one run, attention's growth with T, and notebook 07's
+# training run (never timed tests). growth.py rewrites images/attention_growth.{csv,png}.
 bench: install
 	$(PY) benchmarks/bench.py
+	$(PY) benchmarks/growth.py
 	$(PY) benchmarks/train_dates.py
 
 clean:

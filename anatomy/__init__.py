@@ -11,6 +11,7 @@ from anatomy.classifier import TransformerForSequenceClassification
 from anatomy.embeddings import Embeddings, SinusoidalEmbeddings, position_shift_matrix, sinusoidal_positions
 from anatomy.encoder import EncoderOutput, TransformerEncoder, TransformerEncoderLayer
 from anatomy.feedforward import FeedForward
+from anatomy.generation import greedy_decode
 from anatomy.masks import causal_mask, causal_padding_mask, padding_mask
 from anatomy.multihead import AttentionHead, MultiHeadAttention, PerHeadMultiHeadAttention
 from anatomy.notebook import pick_device, seed_everything, setup_notebook, show_source

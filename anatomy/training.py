@@ -14,6 +14,7 @@ import torch.nn.functional as F
 from tqdm.auto import tqdm
 
 from anatomy.dates import CharVocabulary, TranslationBatch, date_pairs, make_batch
+from anatomy.generation import greedy_decode
 from anatomy.transformer import Transformer, TransformerConfig
 
 DATES_MODEL_DIR = Path(__file__).resolve().parent.parent / "notebooks" / "artifacts" / "dates_transformer"
@@ -81,7 +82,7 @@ def translate(model: Transformer, texts: list[str], vocab: CharVocabulary, batch
     device, outputs = next(model.parameters()).device, []
     for i in range(0, len(texts), batch_size):
         batch = make_batch([(text, "") for text in texts[i:i + batch_size]], vocab, device)
-        generated = model.greedy_decode(batch.src_ids, batch.src_mask, max_length=16)  # (B, <= 16)
+        generated = greedy_decode(model, batch.src_ids, batch.src_mask, max_length=16)  # (B, <= 16)
         outputs += [vocab.decode(row) for row in generated.cpu()]
     return outputs
 

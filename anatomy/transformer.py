@@ -1,5 +1,5 @@
 """The whole Transformer of "Attention Is All You Need": encoder, decoder, and a projection to the
-vocabulary, with greedy decoding and safetensors saving.
+vocabulary, saved and loaded as safetensors (decoding lives in anatomy.generation).
 
 Taught in: 06_decoder (built, checked against torch.nn.Transformer) and 07_training (trained).
 Shapes: B batch, H heads, Ts source tokens, Tt target tokens, D model width, V vocabulary.
@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import torch
-from safetensors.torch import load_model, save_model
+from safetensors.torch import load_file, save_file
 from torch import nn
 
 from anatomy.decoder import TransformerDecoder
@@ -121,30 +121,18 @@ class Transformer(nn.Module):
         output.encoder_attentions = encoder_attentions
         return output
 
-    @torch.no_grad()
-    def greedy_decode(self, src_ids: torch.Tensor, src_mask: torch.Tensor | None = None,
-                      max_length: int = 32) -> torch.Tensor:
-        """Start from BOS, append the most likely next token until every row has produced EOS
-        (or max_length tokens). Returns (B, <= max_length) ids without BOS, padded after EOS."""
-        config = self.config
-        memory, _ = self.encode(src_ids, src_mask)
-        generated = torch.full((src_ids.size(0), 1), config.bos_token_id, device=src_ids.device)
-        finished = torch.zeros(src_ids.size(0), dtype=torch.bool, device=src_ids.device)
-        for _ in range(max_length):
-            logits = self.decode(generated, memory, src_mask).logits[:, -1]  # (B, V): the newest position
-            next_ids = logits.argmax(dim=-1).masked_fill(finished, config.pad_token_id)  # (B,)
-            generated = torch.cat([generated, next_ids[:, None]], dim=1)
-            finished |= next_ids == config.eos_token_id
-            if finished.all():
-                break
-        return generated[:, 1:]
-
     def save_pretrained(self, folder: str | Path) -> None:
-        """Write config.json and model.safetensors (shared weights stored once)."""
+        """Write config.json and model.safetensors; a tied matrix is stored once, under its first name,
+        so the same weights always give the same bytes."""
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "config.json").write_text(json.dumps(asdict(self.config), indent=2) + "\n")
-        save_model(self, str(folder / "model.safetensors"))
+        unique, seen = {}, set()
+        for name, tensor in self.state_dict().items():
+            if tensor.data_ptr() not in seen:
+                seen.add(tensor.data_ptr())
+                unique[name] = tensor.detach().cpu().contiguous()
+        save_file(unique, str(folder / "model.safetensors"))
 
     @classmethod
     def from_pretrained(cls, folder: str | Path) -> Transformer:
@@ -153,5 +141,9 @@ class Transformer(nn.Module):
             raise FileNotFoundError(f"{folder} needs config.json and model.safetensors; "
                                     "run notebooks/07_training.ipynb to train and save the model")
         model = cls(TransformerConfig(**json.loads((folder / "config.json").read_text())))
-        load_model(model, str(folder / "model.safetensors"))
+        missing, unexpected = model.load_state_dict(load_file(str(folder / "model.safetensors")), strict=False)
+        tied = {"tgt_embeddings.token_embeddings.weight", "lm_head.weight"} if model.config.tie_embeddings else set()
+        if unexpected or set(missing) - tied:
+            raise ValueError(f"{folder / 'model.safetensors'} does not fit config.json: missing "
+                             f"{sorted(set(missing) - tied)}, unexpected {sorted(unexpected)}")
         return model.eval()

@@ -31,6 +31,7 @@
 #    both compute the same function.
 # 3. Check the fused version against `torch.nn.MultiheadAttention`, for self- and cross-attention.
 # 4. Look at what different heads of a pretrained model attend to, with BertViz.
+# 5. See with numbers why attention is O(T²), and why long contexts need fused, memory-efficient kernels.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -237,6 +238,46 @@ for name, seconds in timings.items():
     print(f"{name:>22}: {seconds * 1e3:7.2f} ms   ratio {seconds / timings['nn.MultiheadAttention']:.2f}×")
 
 # %% [markdown]
+# ## 6. Attention at scale
+# Every query scores every key, so one head computes a T × T matrix of scores. Double the text and
+# the work quadruples. `make bench` measures it (`benchmarks/growth.py`): one sequence, 12 heads of
+# width 64, our naive attention (which materialises the weights so that we can plot them) against
+# PyTorch's fused `F.scaled_dot_product_attention`, from T = 128 to 4096:
+#
+# ![Time and peak memory of attention as T grows](../images/attention_growth.png)
+#
+# Read the slopes on the log-log axes. **Time** grows at least as T² for *both*: fusing does not
+# change the arithmetic, every score is still computed. (The naive slope comes out above 2 because
+# its T × T matrices outgrow the CPU's caches, so each pass over them waits on main memory.)
+# **Memory** is where they part. The naive version keeps
+# the (H, T, T) scores and weights alive at once, a slope of 2. The fused kernel works through the
+# keys in tiles, with a running ("online") softmax, and never stores the whole matrix, a slope of 1.
+# At T = 4096 the benchmark measured about 1.5 GiB for the naive call and 13 MiB for the fused one.
+#
+# The size of the weights alone, for one sequence, one layer, 12 heads, in float32:
+
+# %%
+for length in [512, 4096, 32_768, 131_072]:
+    weights_bytes = 12 * length * length * 4  # (H, T, T) float32
+    print(f"T = {length:>7,}: {weights_bytes / 2**30:>10,.3f} GiB")
+
+# %% [markdown]
+# Memory, not arithmetic, is what stops long contexts first: at T = 131,072 one layer's weights
+# would need 768 GiB. Fused kernels (FlashAttention, Dao et al. 2022, and PyTorch's CPU
+# equivalent) make *exact* attention fit. Other ideas change what is computed, so that each query
+# sees fewer keys:
+# - **adaptive attention span** (Sukhbaatar et al., 2019): each head learns how far back it needs
+#   to look, and most heads learn to look only a short way;
+# - **sparse attention** (Child et al., 2019): each query attends to a fixed pattern of keys, a local
+#   window plus strided positions, about T·√T scores instead of T²;
+# - **product-key memory** (Lample et al., 2019): a very large learned key-value memory, searched
+#   through two small sets of half-keys, so that finding the best of N keys costs about √N.
+#
+# The price of fusing, for this series: `F.scaled_dot_product_attention` never returns the weights.
+# That is why our modules use it only when `need_weights=False`, and compute the weights the long
+# way when a notebook wants to plot them.
+
+# %% [markdown]
 # ## Takeaways
 # - Multi-head attention = H independent attention heads on D/H-wide projections, concatenated and
 #   mixed by `out_proj`.
@@ -245,6 +286,7 @@ for name, seconds in timings.items():
 # - `anatomy.MultiHeadAttention` equals `nn.MultiheadAttention` with the same weights, for self- and
 #   cross-attention, with masks. `key`/`value` default to the query.
 # - Different heads of a trained model learn different patterns.
+# - Attention costs O(T²) time either way; fused kernels bring its memory down from O(T²) to O(T).
 #
 # ## Exercises
 # 1. In the per-head version, zero out one head's `v_proj`. How much does the output change? Try it
@@ -262,3 +304,5 @@ for name, seconds in timings.items():
 # | self-attention | 셀프 어텐션 (자기 주의) |
 # | cross-attention | 크로스 어텐션 (교차 주의) |
 # | fused kernel | 융합 커널 |
+# | quadratic complexity | 이차 복잡도 |
+# | sparse attention | 희소 어텐션 |

@@ -344,10 +344,10 @@ for norm_first in (False, True):
 # trains one.
 
 # %%
-anatomy.show_source(anatomy.Transformer.greedy_decode)
+anatomy.show_source(anatomy.greedy_decode)
 
 # %%
-generated = model.greedy_decode(src_ids, src_mask, max_length=6)
+generated = anatomy.greedy_decode(model, src_ids, src_mask, max_length=6)
 print(generated.tolist())
 
 # %% [markdown]

@@ -3,6 +3,7 @@ import pytest
 import torch
 from torch import nn
 
+from anatomy.generation import greedy_decode
 from anatomy.masks import causal_mask
 from anatomy.torch_reference import to_torch_transformer
 from anatomy.transformer import Transformer, TransformerConfig
@@ -157,11 +158,11 @@ def forced_model(token):
 
 def test_greedy_decoding_stops_at_eos(batch):
     model = forced_model(TransformerConfig.eos_token_id)
-    assert model.greedy_decode(batch[0], batch[2]).tolist() == [[2], [2], [2]]
+    assert greedy_decode(model, batch[0], batch[2]).tolist() == [[2], [2], [2]]
 
 
 def test_greedy_decoding_without_eos_stops_at_max_length(batch):
-    assert forced_model(7).greedy_decode(batch[0], max_length=5).tolist() == [[7] * 5] * 3
+    assert greedy_decode(forced_model(7), batch[0], max_length=5).tolist() == [[7] * 5] * 3
 
 
 def test_save_and_load_round_trip(tmp_path, batch):
@@ -171,6 +172,21 @@ def test_save_and_load_round_trip(tmp_path, batch):
     loaded = Transformer.from_pretrained(tmp_path / "saved")
     assert loaded.lm_head.weight is loaded.src_embeddings.token_embeddings.weight, "tying must survive loading"
     torch.testing.assert_close(loaded(*batch).logits, model(*batch).logits, atol=0, rtol=0)
+
+
+def test_saving_twice_gives_the_same_bytes(tmp_path, batch):
+    model = tiny_model().float()
+    model.save_pretrained(tmp_path / "a")
+    model.save_pretrained(tmp_path / "b")
+    assert (tmp_path / "a" / "model.safetensors").read_bytes() == (tmp_path / "b" / "model.safetensors").read_bytes()
+
+
+def test_weights_that_do_not_fit_the_config_are_a_clear_error(tmp_path):
+    tiny_model().float().save_pretrained(tmp_path)
+    config = (tmp_path / "config.json").read_text().replace('"num_decoder_layers": 2', '"num_decoder_layers": 3')
+    (tmp_path / "config.json").write_text(config)
+    with pytest.raises(ValueError, match=r"does not fit config.json: missing \['decoder.layers.2"):
+        Transformer.from_pretrained(tmp_path)
 
 
 def test_loading_from_an_empty_folder_says_what_to_run(tmp_path):

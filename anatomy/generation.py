@@ -1,0 +1,29 @@
+"""Greedy decoding: write the output one token at a time, always taking the most likely next token.
+
+Taught in: 06_decoder (and used in 07_training).  Shapes: B batch, Ts source tokens, T tokens so far, V vocabulary.
+"""
+from __future__ import annotations
+
+import torch
+
+from anatomy.transformer import Transformer
+
+
+@torch.no_grad()
+def greedy_decode(model: Transformer, src_ids: torch.Tensor, src_mask: torch.Tensor | None = None,
+                  max_length: int = 32) -> torch.Tensor:
+    """Start from BOS, append the most likely next token until every row has produced EOS
+    (or max_length tokens). The encoder runs once. Returns (B, <= max_length) ids without BOS,
+    padded after EOS."""
+    config = model.config
+    memory, _ = model.encode(src_ids, src_mask)  # (B, Ts, D)
+    generated = torch.full((src_ids.size(0), 1), config.bos_token_id, device=src_ids.device)  # (B, 1)
+    finished = torch.zeros(src_ids.size(0), dtype=torch.bool, device=src_ids.device)  # (B,)
+    for _ in range(max_length):
+        logits = model.decode(generated, memory, src_mask).logits[:, -1]  # (B, V): the newest position
+        next_ids = logits.argmax(dim=-1).masked_fill(finished, config.pad_token_id)  # (B,)
+        generated = torch.cat([generated, next_ids[:, None]], dim=1)  # (B, T + 1)
+        finished |= next_ids == config.eos_token_id
+        if finished.all():
+            break
+    return generated[:, 1:]
