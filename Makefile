@@ -15,7 +15,7 @@ export HF_HUB_DISABLE_PROGRESS_BARS := 1
 export TOKENIZERS_PARALLELISM := false
 export PYTHONWARNINGS := ignore::DeprecationWarning
 
-.PHONY: install lab test notebooks sync bench clean
+.PHONY: install lab test notebooks sync bench homework clean
 
 install: $(STAMP) $(VENDOR)/.installed
 
@@ -64,6 +64,13 @@ bench: install
 	$(PY) benchmarks/bench.py
 	$(PY) benchmarks/growth.py
 	$(PY) benchmarks/train_dates.py
+
+# The homework's three versions from its one master notebook (otter-grader, works offline):
+# build/homework/student/ (hand out), build/homework/autograder/ (solution + autograder zip).
+homework: install
+	rm -rf build/homework
+	$(VENV)/bin/otter assign notebooks/08_homework_cross_attention.ipynb build/homework
+	@ls build/homework/student build/homework/autograder
 
 clean:
 	rm -rf $(VENV) build *.egg-info $(VENDOR)
