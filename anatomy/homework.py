@@ -50,6 +50,25 @@ def same(a, b) -> bool:
     return a.shape == b.shape and torch.allclose(a.nan_to_num(), b.nan_to_num(), atol=1e-5)
 
 
+def evidence(name: str, got: torch.Tensor, expected: torch.Tensor, what: str) -> str:
+    """The shape or value that gives mistake `name` away, in words."""
+    got, expected = got.nan_to_num(), expected.nan_to_num()
+    if got.shape != expected.shape:
+        return f"your {what} have shape {tuple(got.shape)}, expected {tuple(expected.shape)}"
+    if name == "no_scaling" and what == "weights":
+        return f"your weights peak at {got.max().item():.3f}, expected {expected.max().item():.3f}: too sharp"
+    if name == "no_scaling":
+        return f"your {what} are {(got.norm() / expected.norm()).item():.2f} times too large"
+    if name == "softmax_dim":
+        sums = got.sum(-1)
+        return f"your rows sum to {sums.min().item():.3f} ... {sums.max().item():.3f} instead of 1"
+    if name == "no_mask":
+        return f"your weights reach {got[expected == 0].abs().max().item():.3f} on padded source tokens"
+    if name == "causal":
+        return f"your weights are 0 above the diagonal, where they should reach {expected[got == 0].max().item():.3f}"
+    return f"your {what} differ by up to {(got - expected).abs().max().item():.3g} though the shape is right"
+
+
 def explain(got, expected: torch.Tensor, variants: dict[str, torch.Tensor], what: str,
             other_checks=lambda: None, hint: str = "") -> None:
     """Raise AssertionError unless got == expected, naming the mistake whose output `got` equals;
@@ -60,9 +79,7 @@ def explain(got, expected: torch.Tensor, variants: dict[str, torch.Tensor], what
         return
     for name, wrong in variants.items():
         if same(got, wrong):
-            detail = f" (your {what} has shape {tuple(got.shape)}, expected {tuple(expected.shape)})" \
-                if got.shape != expected.shape else ""
-            raise AssertionError(f"{mistakes.MISTAKES[name]}{detail}: {HINTS[name]}.")
+            raise AssertionError(f"{mistakes.MISTAKES[name]} ({evidence(name, got, expected, what)}): {HINTS[name]}.")
     if got.shape != expected.shape:
         raise AssertionError(f"{what} has shape {tuple(got.shape)}, expected {tuple(expected.shape)}")
     other_checks()

@@ -83,7 +83,7 @@ def test_weights_that_do_not_sum_to_one_are_named():
 def test_scores_mistakes_are_named_with_the_shape():
     with pytest.raises(AssertionError, match=re.escape(MISTAKES["no_scaling"])):
         homework.check_scores(lambda q, k: scores(q, k, scale=False))
-    with pytest.raises(AssertionError, match=r"took Q from the encoder .* shape \(2, 5, 3\), expected \(2, 3, 5\)"):
+    with pytest.raises(AssertionError, match=r"took Q from the encoder .* have shape \(2, 5, 3\), expected \(2, 3, 5\)"):
         homework.check_scores(lambda q, k: scores(k, q))
 
 
@@ -129,3 +129,14 @@ def test_wrapping_the_package_attention_is_refused():
             return self.inner(x, memory, mask=None if key_mask is None else key_mask[:, None, None, :])
     with pytest.raises(AssertionError, match="write the attention yourself"):
         homework.check_cross_attention_module(Wrapper)
+
+
+@pytest.mark.parametrize("mistake, evidence", [
+    ("no_scaling", r"your weights peak at \d\.\d{3}, expected \d\.\d{3}: too sharp"),
+    ("softmax_dim", r"your rows sum to \d\.\d{3} \.\.\. \d\.\d{3} instead of 1"),
+    ("no_mask", r"your weights reach 0\.\d{3} on padded source tokens"),
+    ("causal", r"your weights are 0 above the diagonal, where they should reach 0\.\d{3}"),
+])
+def test_feedback_shows_the_value_that_gave_the_mistake_away(mistake, evidence):
+    with pytest.raises(AssertionError, match=evidence):
+        homework.check_masked_attention(lambda q, k, v, m: attention(q, k, v, m, mistake))
