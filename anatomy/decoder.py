@@ -87,7 +87,6 @@ class TransformerDecoder(nn.Module):
 
     def forward(self, x: torch.Tensor, memory: torch.Tensor, self_mask: torch.Tensor | None = None,
                 memory_mask: torch.Tensor | None = None, output_attentions: bool = False) -> DecoderOutput:
-        check_memory(memory, x)
         self_attentions, cross_attentions = [], []
         for layer in self.layers:
             x, self_weights, cross_weights = layer(x, memory, self_mask, memory_mask,

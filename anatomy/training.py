@@ -13,7 +13,7 @@ import torch
 import torch.nn.functional as F
 from tqdm.auto import tqdm
 
-from anatomy.dates import CharVocabulary, TranslationBatch, date_pairs, make_batch
+from anatomy.dates import CharVocabulary, date_pairs, make_batch
 from anatomy.generation import greedy_decode
 from anatomy.transformer import Transformer, TransformerConfig
 
@@ -92,7 +92,3 @@ def exact_match(model: Transformer, pairs: list[tuple[str, str]], vocab: CharVoc
     predictions = translate(model, [source for source, _ in pairs], vocab)
     return sum(p == target for p, (_, target) in zip(predictions, pairs)) / len(pairs)
 
-
-def batch_for(pairs: list[tuple[str, str]], vocab: CharVocabulary, model: Transformer) -> TranslationBatch:
-    """A batch on the model's device (for looking at attention in the notebooks)."""
-    return make_batch(pairs, vocab, next(model.parameters()).device)

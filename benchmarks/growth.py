@@ -2,8 +2,8 @@
 
 Naive attention (anatomy.scaled_dot_product_attention, which materialises the (T, T) weights) vs
 PyTorch's fused F.scaled_dot_product_attention, for one sequence with 12 heads of width 64, at
-T = 128 ... 4096. Times are medians of calls timed alternately, so a noisy machine slows both
-alike. Peak memory is the largest total of live tensors during one call: on CPU replayed from
+T = 128 ... 4096. Times are medians of calls timed alternately (bench.paired_ratio), so a noisy
+machine slows both alike. Peak memory is the largest total of live tensors during one call: on CPU replayed from
 torch.profiler's allocation events, on GPU torch.cuda.max_memory_allocated (GPU columns appear
 only when a GPU exists). The slope of log(time) and log(memory) against log(T), fitted over
 T >= 512, is the growth exponent: 2 means quadratic.
@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import csv
 import os
-import statistics
-import time
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -26,6 +24,7 @@ import torch.nn.functional as F
 from torch.profiler import ProfilerActivity, profile
 
 from anatomy.attention import scaled_dot_product_attention
+from bench import paired_ratio  # the same alternating timer as P1-P3
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -42,20 +41,6 @@ IMPLEMENTATIONS = {
 def synchronize(device: torch.device) -> None:
     if device.type == "cuda":
         torch.cuda.synchronize()
-
-
-def paired_times(q, k, v, repeats: int) -> dict[str, float]:
-    """Median seconds per call of each implementation, timed alternately after a warm-up call."""
-    times = {name: [] for name in IMPLEMENTATIONS}
-    for attempt in range(repeats + 1):
-        for name, attend in IMPLEMENTATIONS.items():
-            synchronize(q.device)
-            start = time.perf_counter()
-            attend(q, k, v)
-            synchronize(q.device)
-            if attempt:
-                times[name].append(time.perf_counter() - start)
-    return {name: statistics.median(values) for name, values in times.items()}
 
 
 @contextmanager
@@ -96,11 +81,15 @@ def measure(device: torch.device) -> list[dict]:
     rows = []
     for length in LENGTHS:
         q, k, v = torch.randn(3, 1, HEADS, length, HEAD_DIM, device=device).unbind(0)  # each (1, H, T, Dh)
-        times = paired_times(q, k, v, repeats=25 if length <= 512 else 9 if length <= 1024 else 3)
+        timed = {name: lambda attend=attend: (attend(q, k, v), synchronize(device))  # GPU work counts
+                 for name, attend in IMPLEMENTATIONS.items()}
+        repeats = 25 if length <= 512 else 9 if length <= 1024 else 3
+        _, naive_seconds, fused_seconds = paired_ratio(timed["naive"], timed["fused"], repeats)
+        seconds = {"naive": naive_seconds, "fused": fused_seconds}
         peak = cpu_peak_bytes if device.type == "cpu" else gpu_peak_bytes
         for name, attend in IMPLEMENTATIONS.items():
             rows.append({"device": device.type, "implementation": name, "T": length,
-                         "ms": times[name] * 1e3, "peak_MiB": peak(attend, q, k, v) / 2**20})
+                         "ms": seconds[name] * 1e3, "peak_MiB": peak(attend, q, k, v) / 2**20})
     return rows
 
 
