@@ -40,7 +40,7 @@ def check_translations(swap_in, count: int = 200, seed: int = 7) -> None:
     """Question 5: swap_in(model) puts your decoder layers, holding the trained weights, into
     notebook 07's dates translator; it must still translate held-out dates (>= 98% exact match)."""
     from anatomy.dates import CharVocabulary, date_pairs
-    from anatomy.training import DATES_MODEL_DIR, translate
+    from anatomy.dates_translator import DATES_MODEL_DIR, translate
     from anatomy.transformer import Transformer
 
     model = call(swap_in, Transformer.from_pretrained(DATES_MODEL_DIR))

@@ -1,32 +1,22 @@
-"""Training a Transformer on the dates task: warm-up schedule, label-smoothed loss, greedy evaluation.
+"""One training loop for every task: the dates translator, a GPT, a sentiment classifier, a ViT.
 
-Taught in: 07_training.  Shapes: B batch, Tt target tokens, V vocabulary.
+Taught in: 07_training.  Shapes: B batch, T tokens, V vocabulary.
+The loop knows nothing about any task. A task brings three things: the model, an iterable of
+batches, and a `loss_fn(model, batch) -> scalar tensor`. Each task's data and defaults live next
+to the task (anatomy.dates_translator for notebook 07).
 """
 from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
+from typing import Any
 
 import torch
 import torch.nn.functional as F
+from torch import nn
 from tqdm.auto import tqdm
-
-from anatomy.dates import CharVocabulary, date_pairs, make_batch
-from anatomy.generation import greedy_decode
-from anatomy.transformer import Transformer, TransformerConfig
-
-DATES_MODEL_DIR = Path(__file__).resolve().parent.parent / "notebooks" / "artifacts" / "dates_transformer"
-
-
-def dates_config(vocab: CharVocabulary) -> TransformerConfig:
-    """A Transformer small enough to train in well under a minute on two CPU cores. No dropout:
-    every step sees fresh pairs, so there is nothing to memorise."""
-    return TransformerConfig(vocab_size=len(vocab), hidden_size=64, num_attention_heads=4,
-                             intermediate_size=128, num_encoder_layers=2, num_decoder_layers=2,
-                             hidden_dropout_prob=0.0, max_position_embeddings=64,
-                             pad_token_id=vocab.pad_id, bos_token_id=vocab.bos_id, eos_token_id=vocab.eos_id)
 
 
 def warmup_then_decay(step: int, warmup_steps: int, total_steps: int) -> float:
@@ -34,13 +24,15 @@ def warmup_then_decay(step: int, warmup_steps: int, total_steps: int) -> float:
     then falls linearly to 0 at total_steps (the paper decays as 1/sqrt(step) over a much longer run)."""
     if step < warmup_steps:
         return (step + 1) / warmup_steps
-    return max(0.0, (total_steps - step) / (total_steps - warmup_steps))
+    if step >= total_steps:
+        return 0.0
+    return (total_steps - step) / (total_steps - warmup_steps)
 
 
-def translation_loss(logits: torch.Tensor, labels: torch.Tensor, pad_id: int,
-                     label_smoothing: float = 0.0) -> torch.Tensor:
-    """Mean cross-entropy over real target tokens; padding does not count."""
-    return F.cross_entropy(logits.flatten(0, 1), labels.flatten(), ignore_index=pad_id,  # (B*Tt, V), (B*Tt,)
+def token_cross_entropy(logits: torch.Tensor, labels: torch.Tensor, ignore_id: int,
+                        label_smoothing: float = 0.0) -> torch.Tensor:
+    """Mean cross-entropy over the real tokens of a batch of sequences; `ignore_id` (padding) does not count."""
+    return F.cross_entropy(logits.flatten(0, 1), labels.flatten(), ignore_index=ignore_id,  # (B*T, V), (B*T,)
                            label_smoothing=label_smoothing)
 
 
@@ -51,22 +43,30 @@ class TrainingRun:
     seconds: float = 0.0
 
 
-def train(model: Transformer, vocab: CharVocabulary, steps: int, batch_size: int = 128,
-          peak_lr: float = 5e-3, warmup_steps: int = 100, label_smoothing: float = 0.1,
-          seed: int = 0, progress: bool = True) -> TrainingRun:
-    """Adam with the warm-up schedule, on fresh training-split pairs every step (batch `step` of
-    run `seed` is always the same). The model stays on its device; returns losses and timings."""
-    device = next(model.parameters()).device
-    optimizer = torch.optim.Adam(model.parameters(), lr=peak_lr, betas=(0.9, 0.98), eps=1e-9)
+def train(model: nn.Module, batches: Iterable[Any], loss_fn: Callable[[nn.Module, Any], torch.Tensor],
+          steps: int, optimizer: torch.optim.Optimizer | None = None, peak_lr: float = 5e-3,
+          warmup_steps: int = 100, max_grad_norm: float | None = None, progress: bool = True) -> TrainingRun:
+    """`steps` optimizer steps, one per batch drawn from `batches`, with the warm-up-then-decay
+    schedule on `optimizer` (default: Adam with the paper's betas (0.9, 0.98) and eps 1e-9 at
+    `peak_lr`). Hands the model back in eval mode; returns the losses, learning rates and time."""
+    if steps < 1:
+        raise ValueError(f"steps must be at least 1, got {steps}")
+    if not 0 <= warmup_steps <= steps:
+        raise ValueError(f"warmup_steps must be between 0 and steps ({steps}), got {warmup_steps}")
+    if optimizer is None:
+        optimizer = torch.optim.Adam(model.parameters(), lr=peak_lr, betas=(0.9, 0.98), eps=1e-9)
     schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: warmup_then_decay(step, warmup_steps, steps))
-    run, start = TrainingRun(), time.perf_counter()
+    run, start, batches = TrainingRun(), time.perf_counter(), iter(batches)
     model.train()
     for step in tqdm(range(steps), disable=not progress, file=sys.stdout, mininterval=5, ncols=80):
-        batch = make_batch(date_pairs(batch_size, "train", seed=seed * 1_000_003 + step), vocab, device)
-        logits = model(batch.src_ids, batch.tgt_ids, batch.src_mask, batch.tgt_mask).logits  # (B, Tt, V)
-        loss = translation_loss(logits, batch.labels, vocab.pad_id, label_smoothing)
+        batch = next(batches, None)
+        if batch is None:
+            raise ValueError(f"batches ran out after {step} of {steps} steps: pass more (an endless iterator, or more epochs)")
+        loss = loss_fn(model, batch)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
+        if max_grad_norm is not None:
+            nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
         optimizer.step()
         run.losses.append(loss.item())
         run.learning_rates.append(schedule.get_last_lr()[0])
@@ -74,21 +74,3 @@ def train(model: Transformer, vocab: CharVocabulary, steps: int, batch_size: int
     run.seconds = time.perf_counter() - start
     model.eval()
     return run
-
-
-@torch.no_grad()
-def translate(model: Transformer, texts: list[str], vocab: CharVocabulary, batch_size: int = 500) -> list[str]:
-    """Greedy translations of `texts`, in batches."""
-    device, outputs = next(model.parameters()).device, []
-    for i in range(0, len(texts), batch_size):
-        batch = make_batch([(text, "") for text in texts[i:i + batch_size]], vocab, device)
-        generated = greedy_decode(model, batch.src_ids, batch.src_mask, max_length=16)  # (B, <= 16)
-        outputs += [vocab.decode(row) for row in generated.cpu()]
-    return outputs
-
-
-def exact_match(model: Transformer, pairs: list[tuple[str, str]], vocab: CharVocabulary) -> float:
-    """The fraction of pairs whose whole translation is right, character for character."""
-    predictions = translate(model, [source for source, _ in pairs], vocab)
-    return sum(p == target for p, (_, target) in zip(predictions, pairs)) / len(pairs)
-

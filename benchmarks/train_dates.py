@@ -10,9 +10,9 @@ import torch
 
 import anatomy
 from anatomy.dates import CharVocabulary, date_pairs
-from anatomy.training import dates_config, exact_match, train
+from anatomy.dates_translator import dates_config, exact_match, train_dates
 
-STEPS = 600  # as in notebooks/07_training.py, which also uses train()'s default recipe
+STEPS = 600  # as in notebooks/07_training.py, which also uses train_dates()'s default recipe
 
 
 def main() -> None:
@@ -20,7 +20,7 @@ def main() -> None:
     anatomy.seed_everything(0)
     vocab = CharVocabulary()
     model = anatomy.Transformer(dates_config(vocab)).to(device)
-    run = train(model, vocab, steps=STEPS, progress=False)
+    run = train_dates(model, vocab, steps=STEPS, progress=False)
     accuracy = exact_match(model, date_pairs(1000, "held_out", seed=1), vocab)
     print(f"T1 dates Transformer, {STEPS} steps on {device} ({torch.get_num_threads()} threads)")
     print(f"   training time  {run.seconds:6.1f} s   goal <= 90 s  {'met' if run.seconds <= 90 else 'MISSED'}")

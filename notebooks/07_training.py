@@ -59,8 +59,8 @@ import torch
 
 from anatomy import viz
 from anatomy.dates import FORMATS, CharVocabulary, date_pairs, make_batch, split_dates
-from anatomy.training import (DATES_MODEL_DIR, dates_config, exact_match, train, translate,
-                              translation_loss, warmup_then_decay)
+from anatomy.dates_translator import DATES_MODEL_DIR, dates_config, exact_match, train_dates, translate
+from anatomy.training import token_cross_entropy, warmup_then_decay
 
 STEPS = 600  # about 25 s on two CPU cores; `make bench` measures it
 
@@ -152,7 +152,7 @@ plt.show()
 logits = torch.tensor([[[10.0] + [0.0] * (len(vocab) - 1)]])  # (B, Tt, V): very sure of token 0
 right_answer = torch.tensor([[0]])
 for smoothing in (0.0, 0.1):
-    loss = translation_loss(logits, right_answer, pad_id=-100, label_smoothing=smoothing)
+    loss = token_cross_entropy(logits, right_answer, ignore_id=-100, label_smoothing=smoothing)
     print(f"label_smoothing={smoothing}: loss of a confident right answer = {loss.item():.3f}")
 
 # %% [markdown]
@@ -163,7 +163,7 @@ for smoothing in (0.0, 0.1):
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-run = train(model, vocab, steps=STEPS, peak_lr=peak_lr, warmup_steps=100, label_smoothing=0.1)
+run = train_dates(model, vocab, steps=STEPS, peak_lr=peak_lr, warmup_steps=100, label_smoothing=0.1)
 print(f"trained {STEPS} steps in {run.seconds:.0f} s; final loss {sum(run.losses[-50:]) / 50:.2f}")
 
 # %%
@@ -203,7 +203,7 @@ for text, translation in zip(mine, translate(model, mine, vocab)):
     print(f"{text:<28} → {translation}")
 
 # %% [markdown]
-# **Saved for later.** The weights go to `notebooks/artifacts/dates_transformer/` as safetensors
+# **Saved for later.** The weights go to `anatomy/data/dates_transformer/` (inside the package, so a `pip install` has them too) as safetensors
 # (with the shared embedding stored once), next to a `config.json`. Notebook 08 and the homework
 # load them instead of training again.
 

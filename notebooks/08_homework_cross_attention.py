@@ -68,7 +68,7 @@ from torch import nn
 
 from anatomy import homework, homework_model
 from anatomy.dates import CharVocabulary, make_batch
-from anatomy.training import DATES_MODEL_DIR
+from anatomy.dates_translator import DATES_MODEL_DIR
 
 # %% [markdown]
 # Throughout, `x` holds the decoder's states (B, Tq, D), `memory` the encoder's output (B, Ts, D),
@@ -394,7 +394,7 @@ plt.show()
 # ## Exercises
 # 1. Make your `CrossAttention` return the weights *after* dropout. Which check would notice?
 # 2. Cache `k_proj(memory)` and `v_proj(memory)` once per source sentence in greedy decoding. How
-#    much faster does `anatomy.training.translate` get?
+#    much faster does `anatomy.dates_translator.translate` get?
 #
 # ## Glossary · 용어집
 # | English | 한국어 |

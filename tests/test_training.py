@@ -1,12 +1,13 @@
-"""Training pieces: the schedule, the loss, and the trained model that notebook 07 saves."""
+"""The generic training loop, the schedule, the loss, and the trained dates model notebook 07 saves."""
 import pytest
 import torch
 import torch.nn.functional as F
+from torch import nn
 
 from anatomy import Transformer
 from anatomy.dates import CharVocabulary, date_pairs
-from anatomy.training import (DATES_MODEL_DIR, dates_config, exact_match, train, translate, translation_loss,
-                              warmup_then_decay)
+from anatomy.dates_translator import DATES_MODEL_DIR, dates_config, exact_match, train_dates, translate
+from anatomy.training import token_cross_entropy, train, warmup_then_decay
 
 
 def test_schedule_warms_up_then_decays_to_zero():
@@ -16,17 +17,47 @@ def test_schedule_warms_up_then_decays_to_zero():
     assert all(a > b for a, b in zip(values[10:], values[11:])) and values[-1] == pytest.approx(1 / 90)
 
 
+@pytest.mark.parametrize("warmup", [0, 5, 10])
+def test_schedule_never_divides_by_zero(warmup):
+    """All warm-up (warmup == total) or none: every step has a finite multiplier, 0 from total on."""
+    values = [warmup_then_decay(step, warmup, 10) for step in range(12)]
+    assert all(0.0 <= v <= 1.0 for v in values) and values[10] == values[11] == 0.0
+
+
 def test_loss_ignores_padding_and_matches_torch():
     logits, labels = torch.randn(2, 3, 7), torch.tensor([[4, 5, 0], [6, 0, 0]])
     expected = F.cross_entropy(logits[labels != 0], labels[labels != 0], label_smoothing=0.1)
-    torch.testing.assert_close(translation_loss(logits, labels, pad_id=0, label_smoothing=0.1), expected)
+    torch.testing.assert_close(token_cross_entropy(logits, labels, ignore_id=0, label_smoothing=0.1), expected)
+
+
+def test_the_loop_serves_any_task():
+    """A task the loop has never heard of: least squares, whose answer we know."""
+    torch.manual_seed(0)
+    x = torch.randn(256, 3)
+    y = x @ torch.tensor([[1.0], [-2.0], [0.5]])
+    model = nn.Linear(3, 1, bias=False)
+    batches = ((x[i % 8 * 32:(i % 8 + 1) * 32], y[i % 8 * 32:(i % 8 + 1) * 32]) for i in range(400))
+    run = train(model, batches, lambda m, b: F.mse_loss(m(b[0]), b[1]), steps=400, peak_lr=0.05,
+                warmup_steps=10, progress=False)
+    torch.testing.assert_close(model.weight.detach(), torch.tensor([[1.0, -2.0, 0.5]]), atol=1e-3, rtol=0)
+    assert run.losses[-1] < 1e-5 and not model.training
+
+
+@pytest.mark.parametrize("steps, warmup, batch_count, message", [
+    (0, 0, 10, "steps must be at least 1, got 0"),
+    (5, 6, 10, r"warmup_steps must be between 0 and steps \(5\), got 6"),
+    (5, 0, 2, "batches ran out after 2 of 5 steps")])
+def test_bad_training_arguments_are_named(steps, warmup, batch_count, message):
+    batches = [torch.ones(1, 1)] * batch_count
+    with pytest.raises(ValueError, match=message):
+        train(nn.Linear(1, 1), batches, lambda m, b: m(b).sum(), steps, warmup_steps=warmup, progress=False)
 
 
 def test_a_few_steps_lower_the_loss():
     vocab = CharVocabulary()
     torch.manual_seed(0)
     model = Transformer(dates_config(vocab))
-    run = train(model, vocab, steps=30, warmup_steps=5, progress=False)
+    run = train_dates(model, vocab, steps=30, warmup_steps=5, progress=False)
     assert len(run.losses) == len(run.learning_rates) == 30
     assert sum(run.losses[-5:]) / 5 < 0.7 * sum(run.losses[:5]) / 5
     assert not model.training, "train() hands the model back in eval mode"
