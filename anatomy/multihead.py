@@ -26,7 +26,8 @@ def check_attention_inputs(module: nn.Module, query: torch.Tensor, key: torch.Te
             raise TypeError(f"{name} must be a torch.Tensor (B, T, {module.embed_dim}), got {type(x).__name__}")
         if x.dim() != 3 or x.size(-1) != module.embed_dim:
             raise ValueError(f"{name} must be (B, T, {module.embed_dim}), got shape {tuple(x.shape)}")
-        if x.dtype != weight.dtype or x.device != weight.device:
+        autocast = torch.is_autocast_enabled(x.device.type)  # mixed precision casts inputs itself
+        if x.device != weight.device or (x.dtype != weight.dtype and not autocast):
             raise ValueError(f"{name} is {x.dtype} on {x.device}, but the module's weights are {weight.dtype} "
                              f"on {weight.device}: use {name}.to(...) or module.to(...) so they match")
     if key.shape[:2] != value.shape[:2]:

@@ -155,3 +155,9 @@ def test_heads_must_be_a_positive_integer(heads, message):
         MultiHeadAttention(SimpleNamespace(hidden_size=32, num_attention_heads=heads))
     with pytest.raises(ValueError, match="hidden_size must be an integer >= 1, got -32"):
         MultiHeadAttention(SimpleNamespace(hidden_size=-32, num_attention_heads=4))
+
+
+def test_mixed_precision_inputs_pass_under_autocast(fused):
+    x = torch.randn(2, 3, 32, dtype=torch.bfloat16)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        assert fused(x)[0].dtype == torch.bfloat16
