@@ -68,14 +68,23 @@ def read_state_dict(checkpoint: str | os.PathLike | None = None) -> dict[str, to
 
 
 def copy_weights(module: nn.Module, state_dict: dict[str, torch.Tensor],
-                 name_map: dict[str, str], prefix: str = "") -> None:
+                 name_map: dict[str, str], prefix: str = "", complete: bool = False) -> None:
     """For each (ours, theirs) in `name_map`, copy state_dict[prefix + theirs] into module's `ours`.
-    Raise ValueError naming every checkpoint key that is missing or has the wrong shape."""
+    Raise ValueError naming every checkpoint key that is missing or has the wrong shape, and, if
+    `complete`, every weight under the map's top-level parts (e.g. 'encoder.') that it leaves out."""
     ours = dict(module.state_dict())
     missing = [prefix + theirs for theirs in name_map.values() if prefix + theirs not in state_dict]
     if missing:
         raise ValueError(f"checkpoint is not BERT-like: missing keys {missing[:8]}"
                          + (f" and {len(missing) - 8} more" if len(missing) > 8 else ""))
+    if complete:
+        parts = tuple(f"{prefix}{theirs.split('.')[0]}." for theirs in name_map.values())
+        known = {prefix + theirs for theirs in name_map.values()}
+        unexpected = sorted(key for key, value in state_dict.items() if key.startswith(parts)
+                            and key not in known and value.is_floating_point())  # not id buffers
+        if unexpected:
+            raise ValueError(f"checkpoint has weights our model has no place for: unexpected keys "
+                             f"{unexpected[:8]}; does its config.json fit (e.g. num_hidden_layers)?")
     with torch.no_grad():
         for our_name, their_name in name_map.items():
             source, target = state_dict[prefix + their_name], ours[our_name]

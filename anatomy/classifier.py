@@ -16,7 +16,7 @@ from anatomy.encoder import TransformerEncoder
 class TransformerForSequenceClassification(nn.Module):
     def __init__(self, config: Any) -> None:
         super().__init__()
-        require(config, "num_labels")
+        config = require(config, "num_labels")
         self.encoder = TransformerEncoder(config)
         self.dropout = nn.Dropout(getattr(config, "hidden_dropout_prob", 0.1))
         self.classifier = nn.Linear(config.hidden_size, config.num_labels)

@@ -1,25 +1,42 @@
 """Reading HF-style configs: fail early, and say which field is missing.
 
 Taught in: every notebook that builds a module from a config (02 onwards).
+A config is any object with the fields as attributes (transformers.BertConfig, SimpleNamespace,
+anatomy.TransformerConfig) or a plain dict of them.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import SimpleNamespace
 from typing import Any
 
 
-def require(config: Any, *fields: str) -> None:
-    """Raise ValueError naming every field in `fields` that `config` lacks."""
+def require(config: Any, *fields: str) -> Any:
+    """Return `config` with attribute access (a dict becomes a SimpleNamespace). Raise ValueError
+    naming every field in `fields` that it lacks; the fields are sizes, so each must be a positive
+    integer (a layer count may be 0)."""
+    kind = type(config).__name__
+    if isinstance(config, Mapping):
+        if not all(isinstance(name, str) for name in config):
+            raise TypeError(f"a config dict needs string keys, got {sorted(map(repr, config))}")
+        config = SimpleNamespace(**config)
     missing = [name for name in fields if getattr(config, name, None) is None]
     if missing:
-        raise ValueError(
-            f"{type(config).__name__} is missing field(s) {missing}; "
-            f"an HF-style config such as transformers.BertConfig has them."
-        )
+        raise ValueError(f"{kind} config is missing field(s) {missing}; an HF-style config such as "
+                         f"transformers.BertConfig (or a dict) has them.")
+    for name in fields:
+        value, least = getattr(config, name), 0 if name.endswith("_layers") else 1
+        if not isinstance(value, int) or isinstance(value, bool) or value < least:
+            raise ValueError(f"config field {name} must be an integer >= {least}, got {value!r}")
+    return config
 
 
 def check_divisible(hidden_size: int, num_heads: int) -> int:
     """Return the head width hidden_size // num_heads, or raise if it does not divide."""
-    if num_heads <= 0 or hidden_size % num_heads != 0:
+    for name, value in (("hidden_size", hidden_size), ("num_attention_heads", num_heads)):
+        if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    if hidden_size % num_heads != 0:
         raise ValueError(
             f"hidden_size ({hidden_size}) must be divisible by num_attention_heads ({num_heads})."
         )

@@ -52,6 +52,8 @@ def split_dates(split: str) -> tuple[date, ...]:
 
 def date_pairs(count: int, split: str = "train", seed: int = 0) -> list[tuple[str, str]]:
     """`count` (written date, ISO date) pairs from `split`, each in a random format."""
+    if not isinstance(count, int) or count < 0:
+        raise ValueError(f"count must be an integer >= 0, got {count!r}")
     rng, days, formats = random.Random(seed), split_dates(split), list(FORMATS.values())
     picked = [rng.choice(days) for _ in range(count)]
     return [(rng.choice(formats)(d), d.isoformat()) for d in picked]
@@ -77,7 +79,11 @@ class CharVocabulary:
 
     def decode(self, ids: list[int] | torch.Tensor) -> str:
         """Characters up to the first <eos>, skipping <pad> and <bos>."""
-        ids = ids.tolist() if isinstance(ids, torch.Tensor) else ids
+        ids = ids.tolist() if isinstance(ids, torch.Tensor) else list(ids)
+        unknown = [i for i in ids if not isinstance(i, int) or not 0 <= i < len(self.tokens)]
+        if unknown:
+            raise ValueError(f"decode takes one sequence of ids in [0, {len(self.tokens)}), got {unknown[:5]} "
+                             "(for a batch, decode each row)")
         ids = ids[: ids.index(self.eos_id)] if self.eos_id in ids else ids
         return "".join(self.tokens[i] for i in ids if i >= len(self.SPECIALS))
 
@@ -98,6 +104,10 @@ def pad(rows: list[list[int]], value: int) -> torch.Tensor:
 
 def make_batch(pairs: list[tuple[str, str]], vocab: CharVocabulary,
                device: torch.device | str | None = None) -> TranslationBatch:
+    if isinstance(pairs, (str, tuple)) or not pairs or not all(
+            isinstance(pair, (tuple, list)) and len(pair) == 2 and all(isinstance(s, str) for s in pair)
+            for pair in pairs):
+        raise ValueError(f"pairs must be a non-empty list of (source, target) string pairs, got {str(pairs)[:60]!r}")
     sources = [vocab.encode(source) for source, _ in pairs]
     targets = [vocab.encode(target) for _, target in pairs]
     src_ids = pad(sources, vocab.pad_id)

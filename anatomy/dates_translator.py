@@ -55,6 +55,8 @@ def train_dates(model: Transformer, vocab: CharVocabulary, steps: int, batch_siz
 @torch.no_grad()
 def translate(model: Transformer, texts: list[str], vocab: CharVocabulary, batch_size: int = 500) -> list[str]:
     """Greedy translations of `texts`, in batches."""
+    if isinstance(texts, str):
+        raise TypeError(f"texts must be a list of strings; for one date pass [{texts!r}]")
     device, outputs = next(model.parameters()).device, []
     for i in range(0, len(texts), batch_size):
         batch = make_batch([(text, "") for text in texts[i:i + batch_size]], vocab, device)

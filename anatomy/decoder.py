@@ -16,6 +16,9 @@ from anatomy.multihead import MultiHeadAttention
 
 
 def check_memory(memory: torch.Tensor | None, x: torch.Tensor) -> None:
+    if not isinstance(x, torch.Tensor) or x.dim() != 3:
+        raise ValueError(f"the decoder's input x must be a (B, Tt, D) tensor, got "
+                         f"{tuple(x.shape) if isinstance(x, torch.Tensor) else type(x).__name__}")
     if memory is None:
         raise ValueError("the decoder needs the encoder's output `memory` (B, Ts, D) for its "
                          "cross-attention; got None. Run the encoder first: memory = model.encode(src_ids)")
@@ -34,6 +37,7 @@ class TransformerDecoderLayer(nn.Module):
 
     def __init__(self, config: Any, norm_first: bool = False) -> None:
         super().__init__()
+        config = require(config, "hidden_size", "num_attention_heads", "intermediate_size")
         eps = getattr(config, "layer_norm_eps", 1e-12)
         self.norm_first = norm_first
         self.self_attn = MultiHeadAttention(config)
@@ -78,7 +82,7 @@ class TransformerDecoder(nn.Module):
 
     def __init__(self, config: Any, norm_first: bool = False, final_norm: bool | None = None) -> None:
         super().__init__()
-        require(config, "num_decoder_layers", "hidden_size", "num_attention_heads", "intermediate_size")
+        config = require(config, "num_decoder_layers", "hidden_size", "num_attention_heads", "intermediate_size")
         self.layers = nn.ModuleList(TransformerDecoderLayer(config, norm_first)
                                     for _ in range(config.num_decoder_layers))
         final_norm = norm_first if final_norm is None else final_norm

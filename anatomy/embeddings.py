@@ -14,7 +14,12 @@ from anatomy.config import require
 
 
 def check_token_ids(input_ids: torch.Tensor, vocab_size: int, name: str = "input_ids") -> None:
-    """Raise ValueError unless `input_ids` holds integers in [0, vocab_size)."""
+    """Raise unless `input_ids` is a (B, T) tensor of integers in [0, vocab_size)."""
+    if not isinstance(input_ids, torch.Tensor):
+        raise TypeError(f"{name} must be a (B, T) tensor, got {type(input_ids).__name__}; "
+                        "from a tokenizer use tokenizer(texts, return_tensors='pt')")
+    if input_ids.dim() != 2 or input_ids.size(1) == 0:
+        raise ValueError(f"{name} must be (B, T) with at least one token, got shape {tuple(input_ids.shape)}")
     if input_ids.dtype.is_floating_point or input_ids.dtype.is_complex or input_ids.dtype == torch.bool:
         raise ValueError(f"{name} must be an integer tensor, got dtype {input_ids.dtype}")
     if input_ids.numel() and (input_ids.min() < 0 or input_ids.max() >= vocab_size):
@@ -27,7 +32,7 @@ class Embeddings(nn.Module):
 
     def __init__(self, config: Any) -> None:
         super().__init__()
-        require(config, "vocab_size", "hidden_size", "max_position_embeddings")
+        config = require(config, "vocab_size", "hidden_size", "max_position_embeddings")
         self.vocab_size = config.vocab_size
         self.max_positions = config.max_position_embeddings
         self.type_vocab_size = getattr(config, "type_vocab_size", 0) or 0
@@ -48,8 +53,6 @@ class Embeddings(nn.Module):
         return embeddings.eval()
 
     def forward(self, input_ids: torch.Tensor, token_type_ids: torch.Tensor | None = None) -> torch.Tensor:
-        if input_ids.dim() != 2:
-            raise ValueError(f"input_ids must be (B, T), got shape {tuple(input_ids.shape)}")
         check_token_ids(input_ids, self.vocab_size)
         seq_len = input_ids.size(1)
         if seq_len > self.max_positions:
@@ -71,10 +74,16 @@ class Embeddings(nn.Module):
         return self.dropout(self.layer_norm(x))  # (B, T, D)
 
 
+def check_even_width(dim: int) -> None:
+    if not isinstance(dim, int) or dim <= 0 or dim % 2:
+        raise ValueError(f"dim must be a positive even number, got {dim!r}")
+
+
 def sinusoidal_positions(num_positions: int, dim: int, base: float = 10000.0) -> torch.Tensor:
     """PE[p, 2i] = sin(p / base^(2i/D)), PE[p, 2i+1] = cos(p / base^(2i/D)); shape (T, D)."""
-    if dim <= 0 or dim % 2:
-        raise ValueError(f"dim must be a positive even number, got {dim}")
+    check_even_width(dim)
+    if not isinstance(num_positions, int) or num_positions < 0:
+        raise ValueError(f"num_positions must be an integer >= 0, got {num_positions!r}")
     position = torch.arange(num_positions, dtype=torch.float64).unsqueeze(1)  # (T, 1)
     frequency = torch.exp(-math.log(base) * torch.arange(0, dim, 2, dtype=torch.float64) / dim)  # (D/2,)
     encoding = torch.zeros(num_positions, dim, dtype=torch.float64)
@@ -85,6 +94,7 @@ def sinusoidal_positions(num_positions: int, dim: int, base: float = 10000.0) ->
 
 def position_shift_matrix(offset: int, dim: int, base: float = 10000.0) -> torch.Tensor:
     """The fixed (D, D) matrix M with PE[p + offset] = M @ PE[p] for every p: a rotation per pair."""
+    check_even_width(dim)
     frequency = torch.exp(-math.log(base) * torch.arange(0, dim, 2, dtype=torch.float64) / dim)
     cos, sin = torch.cos(offset * frequency), torch.sin(offset * frequency)
     matrix = torch.zeros(dim, dim, dtype=torch.float64)
@@ -101,7 +111,7 @@ class SinusoidalEmbeddings(nn.Module):
 
     def __init__(self, config: Any) -> None:
         super().__init__()
-        require(config, "vocab_size", "hidden_size", "max_position_embeddings")
+        config = require(config, "vocab_size", "hidden_size", "max_position_embeddings")
         self.vocab_size = config.vocab_size
         self.scale = math.sqrt(config.hidden_size)
         self.token_embeddings = nn.Embedding(config.vocab_size, config.hidden_size)
@@ -110,8 +120,6 @@ class SinusoidalEmbeddings(nn.Module):
         self.dropout = nn.Dropout(getattr(config, "hidden_dropout_prob", 0.1))
 
     def forward(self, input_ids: torch.Tensor, name: str = "input_ids") -> torch.Tensor:
-        if input_ids.dim() != 2:
-            raise ValueError(f"{name} must be (B, T), got shape {tuple(input_ids.shape)}")
         check_token_ids(input_ids, self.vocab_size, name)
         if input_ids.size(1) > len(self.positions):
             raise ValueError(f"{name} has {input_ids.size(1)} tokens, more than max_position_embeddings "

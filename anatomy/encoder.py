@@ -26,6 +26,7 @@ class TransformerEncoderLayer(nn.Module):
 
     def __init__(self, config: Any, norm_first: bool = False) -> None:
         super().__init__()
+        config = require(config, "hidden_size", "num_attention_heads", "intermediate_size")
         eps = getattr(config, "layer_norm_eps", 1e-12)
         self.norm_first = norm_first
         self.self_attn = MultiHeadAttention(config)
@@ -56,7 +57,7 @@ class TransformerEncoder(nn.Module):
 
     def __init__(self, config: Any, norm_first: bool = False) -> None:
         super().__init__()
-        require(config, "num_hidden_layers", "hidden_size", "num_attention_heads", "intermediate_size")
+        config = require(config, "num_hidden_layers", "hidden_size", "num_attention_heads", "intermediate_size")
         self.config = config
         self.embeddings = Embeddings(config)
         self.layers = nn.ModuleList(TransformerEncoderLayer(config, norm_first)
@@ -71,18 +72,20 @@ class TransformerEncoder(nn.Module):
 
         config = load_config(checkpoint)
         encoder = cls(config)
-        copy_weights(encoder, read_state_dict(checkpoint), encoder_name_map(config.num_hidden_layers))
+        copy_weights(encoder, read_state_dict(checkpoint), encoder_name_map(config.num_hidden_layers), complete=True)
         return encoder.eval()
 
     def forward(self, input_ids: torch.Tensor, token_type_ids: torch.Tensor | None = None,
                 attention_mask: torch.Tensor | None = None, output_attentions: bool = False) -> EncoderOutput:
+        x = self.embeddings(input_ids, token_type_ids)  # (B, T, D)
         mask = None
         if attention_mask is not None:
+            if not isinstance(attention_mask, torch.Tensor):
+                raise TypeError(f"attention_mask must be a (B, T) tensor of 1s and 0s, got {type(attention_mask).__name__}")
             if attention_mask.shape != input_ids.shape:
                 raise ValueError(f"attention_mask shape {tuple(attention_mask.shape)} must equal "
                                  f"input_ids shape {tuple(input_ids.shape)}")
             mask = padding_mask(attention_mask)  # (B, 1, 1, T)
-        x = self.embeddings(input_ids, token_type_ids)  # (B, T, D)
         attentions = []
         for layer in self.layers:
             x, weights = layer(x, mask, need_weights=output_attentions)

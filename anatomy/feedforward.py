@@ -14,12 +14,20 @@ from anatomy.config import require
 ACTIVATIONS = {"gelu": nn.GELU, "gelu_new": lambda: nn.GELU(approximate="tanh"), "relu": nn.ReLU}
 
 
+def check_hidden_states(x: torch.Tensor, width: int) -> None:
+    """Raise unless `x` is a floating-point (..., D) tensor with D = `width`."""
+    if not isinstance(x, torch.Tensor):
+        raise TypeError(f"x must be a (..., {width}) tensor, got {type(x).__name__}")
+    if not x.is_floating_point() or x.dim() == 0 or x.size(-1) != width:
+        raise ValueError(f"x must be a floating-point (..., {width}) tensor, got shape {tuple(x.shape)}, dtype {x.dtype}")
+
+
 class FeedForward(nn.Module):
     """linear_1 (D -> F) -> activation -> linear_2 (F -> D) -> dropout."""
 
     def __init__(self, config: Any) -> None:
         super().__init__()
-        require(config, "hidden_size", "intermediate_size")
+        config = require(config, "hidden_size", "intermediate_size")
         activation = getattr(config, "hidden_act", "gelu")
         if activation not in ACTIVATIONS:
             raise ValueError(f"hidden_act {activation!r} is not one of {sorted(ACTIVATIONS)}")
@@ -29,5 +37,6 @@ class FeedForward(nn.Module):
         self.dropout = nn.Dropout(getattr(config, "hidden_dropout_prob", 0.1))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        check_hidden_states(x, self.linear_1.in_features)
         hidden = self.activation(self.linear_1(x))  # (B, T, F)
         return self.dropout(self.linear_2(hidden))  # (B, T, D)

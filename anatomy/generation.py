@@ -9,12 +9,25 @@ import torch
 from anatomy.transformer import Transformer
 
 
+def check_generation(model: Transformer, max_length: int) -> None:
+    """Raise unless `model` is our Transformer and max_length fits its positions: the last step
+    reads BOS + max_length - 1 tokens."""
+    if not isinstance(model, Transformer):
+        raise TypeError(f"greedy_decode needs an anatomy.Transformer (encoder-decoder), got {type(model).__name__}")
+    if not isinstance(max_length, int) or isinstance(max_length, bool) or max_length < 1:
+        raise ValueError(f"max_length must be a positive integer, got {max_length!r}")
+    if max_length > model.config.max_position_embeddings:
+        raise ValueError(f"max_length ({max_length}) must be at most the model's max_position_embeddings "
+                         f"({model.config.max_position_embeddings}): the decoder has no positions beyond that")
+
+
 @torch.no_grad()
 def greedy_decode(model: Transformer, src_ids: torch.Tensor, src_mask: torch.Tensor | None = None,
                   max_length: int = 32) -> torch.Tensor:
     """Start from BOS, append the most likely next token until every row has produced EOS
     (or max_length tokens). The encoder runs once. Returns (B, <= max_length) ids without BOS,
     padded after EOS."""
+    check_generation(model, max_length)
     config = model.config
     memory, _ = model.encode(src_ids, src_mask)  # (B, Ts, D)
     generated = torch.full((src_ids.size(0), 1), config.bos_token_id, device=src_ids.device)  # (B, 1)

@@ -16,6 +16,29 @@ from anatomy.config import check_divisible, require
 from anatomy.masks import check_mask
 
 
+def check_attention_inputs(module: nn.Module, query: torch.Tensor, key: torch.Tensor,
+                           value: torch.Tensor, mask: torch.Tensor | None) -> None:
+    """The input checks both multi-head versions share: query (B, Tq, D), key and value (B, Tk, D)
+    in the module's dtype and on its device; mask as check_mask accepts for (B, H, Tq, Tk)."""
+    weight = module.out_proj.weight
+    for name, x in (("query", query), ("key", key), ("value", value)):
+        if not isinstance(x, torch.Tensor):
+            raise TypeError(f"{name} must be a torch.Tensor (B, T, {module.embed_dim}), got {type(x).__name__}")
+        if x.dim() != 3 or x.size(-1) != module.embed_dim:
+            raise ValueError(f"{name} must be (B, T, {module.embed_dim}), got shape {tuple(x.shape)}")
+        autocast = torch.is_autocast_enabled(x.device.type)  # mixed precision casts inputs itself
+        if x.device != weight.device or (x.dtype != weight.dtype and not autocast):
+            raise ValueError(f"{name} is {x.dtype} on {x.device}, but the module's weights are {weight.dtype} "
+                             f"on {weight.device}: use {name}.to(...) or module.to(...) so they match")
+    if key.shape[:2] != value.shape[:2]:
+        raise ValueError(f"key and value must have the same (B, Tk), got {tuple(key.shape[:2])} "
+                         f"and {tuple(value.shape[:2])}")
+    if query.size(0) != key.size(0):
+        raise ValueError(f"query and key batch sizes differ: {query.size(0)} vs {key.size(0)}")
+    if mask is not None:
+        check_mask(mask, (query.size(0), module.num_heads, query.size(1), key.size(1)), query.device)
+
+
 class AttentionHead(nn.Module):
     """One head: its own small q/k/v projections D -> Dh, then scaled dot-product attention."""
 
@@ -34,8 +57,9 @@ class PerHeadMultiHeadAttention(nn.Module):
 
     def __init__(self, config: Any) -> None:
         super().__init__()
-        require(config, "hidden_size", "num_attention_heads")
+        config = require(config, "hidden_size", "num_attention_heads")
         head_dim = check_divisible(config.hidden_size, config.num_attention_heads)
+        self.embed_dim, self.num_heads = config.hidden_size, config.num_attention_heads
         self.heads = nn.ModuleList(AttentionHead(config.hidden_size, head_dim)
                                    for _ in range(config.num_attention_heads))
         self.out_proj = nn.Linear(config.hidden_size, config.hidden_size)
@@ -43,6 +67,7 @@ class PerHeadMultiHeadAttention(nn.Module):
     def forward(self, query, key=None, value=None, mask=None) -> tuple[torch.Tensor, torch.Tensor]:
         key = query if key is None else key
         value = key if value is None else value
+        check_attention_inputs(self, query, key, value, mask)
         if mask is not None and mask.dim() == 4:  # (B, 1 or H, Tq, Tk): give head h its own slice
             masks = mask.expand(-1, len(self.heads), -1, -1).unbind(dim=1)
         else:
@@ -73,7 +98,7 @@ class MultiHeadAttention(nn.Module):
 
     def __init__(self, config: Any) -> None:
         super().__init__()
-        require(config, "hidden_size", "num_attention_heads")
+        config = require(config, "hidden_size", "num_attention_heads")
         self.num_heads = config.num_attention_heads
         self.head_dim = check_divisible(config.hidden_size, config.num_attention_heads)
         self.embed_dim = config.hidden_size
@@ -97,7 +122,7 @@ class MultiHeadAttention(nn.Module):
         """Returns (output (B, Tq, D), weights (B, H, Tq, Tk), or None if not need_weights)."""
         key = query if key is None else key
         value = key if value is None else value
-        self.check_inputs(query, key, value, mask)
+        check_attention_inputs(self, query, key, value, mask)
         q = self.split_heads(self.q_proj(query))  # (B, H, Tq, Dh)
         k = self.split_heads(self.k_proj(key))  # (B, H, Tk, Dh)
         v = self.split_heads(self.v_proj(value))  # (B, H, Tk, Dh)
@@ -107,15 +132,3 @@ class MultiHeadAttention(nn.Module):
         else:  # PyTorch's fused kernel: never materialises the (Tq, Tk) weights
             attended, weights = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout_p), None
         return self.out_proj(self.merge_heads(attended)), weights  # (B, Tq, D)
-
-    def check_inputs(self, query, key, value, mask) -> None:
-        for name, x in (("query", query), ("key", key), ("value", value)):
-            if x.dim() != 3 or x.size(-1) != self.embed_dim:
-                raise ValueError(f"{name} must be (B, T, {self.embed_dim}), got shape {tuple(x.shape)}")
-        if key.shape[:2] != value.shape[:2]:
-            raise ValueError(f"key and value must have the same (B, Tk), got {tuple(key.shape[:2])} "
-                             f"and {tuple(value.shape[:2])}")
-        if query.size(0) != key.size(0):
-            raise ValueError(f"query and key batch sizes differ: {query.size(0)} vs {key.size(0)}")
-        if mask is not None:
-            check_mask(mask, (query.size(0), self.num_heads, query.size(1), key.size(1)))

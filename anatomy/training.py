@@ -32,6 +32,9 @@ def warmup_then_decay(step: int, warmup_steps: int, total_steps: int) -> float:
 def token_cross_entropy(logits: torch.Tensor, labels: torch.Tensor, ignore_id: int,
                         label_smoothing: float = 0.0) -> torch.Tensor:
     """Mean cross-entropy over the real tokens of a batch of sequences; `ignore_id` (padding) does not count."""
+    if logits.dim() != 3 or logits.shape[:2] != labels.shape:
+        raise ValueError(f"logits must be (B, T, V) and labels (B, T) with the same B and T, got "
+                         f"{tuple(logits.shape)} and {tuple(labels.shape)}")
     return F.cross_entropy(logits.flatten(0, 1), labels.flatten(), ignore_index=ignore_id,  # (B*T, V), (B*T,)
                            label_smoothing=label_smoothing)
 
@@ -63,6 +66,10 @@ def train(model: nn.Module, batches: Iterable[Any], loss_fn: Callable[[nn.Module
         if batch is None:
             raise ValueError(f"batches ran out after {step} of {steps} steps: pass more (an endless iterator, or more epochs)")
         loss = loss_fn(model, batch)
+        if not isinstance(loss, torch.Tensor) or loss.dim() != 0 or not loss.requires_grad:
+            got = (f"a tensor of shape {tuple(loss.shape)}, requires_grad={loss.requires_grad}"
+                   if isinstance(loss, torch.Tensor) else repr(loss)[:80])
+            raise ValueError(f"loss_fn must return a scalar tensor computed from the model's output, got {got}")
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         if max_grad_norm is not None:

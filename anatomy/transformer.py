@@ -7,8 +7,10 @@ Shapes: B batch, H heads, Ts source tokens, Tt target tokens, D model width, V v
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import torch
 from safetensors.torch import load_file, save_file
@@ -18,28 +20,7 @@ from anatomy.decoder import TransformerDecoder
 from anatomy.embeddings import SinusoidalEmbeddings
 from anatomy.encoder import TransformerEncoderLayer
 from anatomy.masks import causal_padding_mask, padding_mask
-
-
-@dataclass
-class TransformerConfig:
-    """Defaults are the paper's base model (Table 3) with its shared 37,000-token BPE vocabulary."""
-    vocab_size: int = 37000
-    hidden_size: int = 512
-    num_attention_heads: int = 8
-    intermediate_size: int = 2048
-    num_encoder_layers: int = 6
-    num_decoder_layers: int = 6
-    hidden_act: str = "relu"
-    hidden_dropout_prob: float = 0.1
-    attention_probs_dropout_prob: float = 0.0
-    layer_norm_eps: float = 1e-5
-    max_position_embeddings: int = 512
-    norm_first: bool = False
-    final_norm: bool = False  # torch.nn.Transformer always ends both stacks with one; the paper does not
-    tie_embeddings: bool = True  # source, target and output projection share one (V, D) matrix
-    pad_token_id: int = 0
-    bos_token_id: int = 1
-    eos_token_id: int = 2
+from anatomy.transformer_config import TransformerConfig
 
 
 @dataclass
@@ -51,14 +32,21 @@ class Seq2SeqOutput:
 
 
 def check_padding(mask: torch.Tensor | None, ids: torch.Tensor, name: str, ids_name: str) -> None:
+    if mask is not None and not isinstance(mask, torch.Tensor):
+        raise TypeError(f"{name} must be a (B, T) tensor (True = real token), got {type(mask).__name__}")
     if mask is not None and mask.shape != ids.shape:
         raise ValueError(f"{name} must have the shape of {ids_name}, (B, T) = {tuple(ids.shape)} "
                          f"(True = real token), got {tuple(mask.shape)}")
 
 
 class Transformer(nn.Module):
-    def __init__(self, config: TransformerConfig) -> None:
+    def __init__(self, config: TransformerConfig | Mapping[str, Any]) -> None:
         super().__init__()
+        if isinstance(config, Mapping):
+            config = TransformerConfig.from_dict(config)
+        if not isinstance(config, TransformerConfig):
+            raise TypeError(f"config must be an anatomy.TransformerConfig (or a dict of its fields), "
+                            f"got {type(config).__name__}")
         self.config = config
         self.src_embeddings = SinusoidalEmbeddings(config)
         self.tgt_embeddings = self.src_embeddings if config.tie_embeddings else SinusoidalEmbeddings(config)
@@ -85,9 +73,9 @@ class Transformer(nn.Module):
     def encode(self, src_ids: torch.Tensor, src_mask: torch.Tensor | None = None,
                output_attentions: bool = False) -> tuple[torch.Tensor, tuple[torch.Tensor, ...] | None]:
         """Returns (memory (B, Ts, D), encoder self-attention weights per layer or None)."""
+        x = self.src_embeddings(src_ids, "src_ids")  # (B, Ts, D)
         check_padding(src_mask, src_ids, "src_mask", "src_ids")
         mask = None if src_mask is None else padding_mask(src_mask)  # (B, 1, 1, Ts)
-        x = self.src_embeddings(src_ids, "src_ids")  # (B, Ts, D)
         attentions = []
         for layer in self.encoder_layers:
             x, weights = layer(x, mask, need_weights=output_attentions)
@@ -97,8 +85,8 @@ class Transformer(nn.Module):
     def decode(self, tgt_ids: torch.Tensor, memory: torch.Tensor | None, src_mask: torch.Tensor | None = None,
                tgt_mask: torch.Tensor | None = None, output_attentions: bool = False) -> Seq2SeqOutput:
         """Logits for the next token at every target position; each position sees only earlier ones."""
-        check_padding(tgt_mask, tgt_ids, "tgt_mask", "tgt_ids")
         x = self.tgt_embeddings(tgt_ids, "tgt_ids")  # (B, Tt, D)
+        check_padding(tgt_mask, tgt_ids, "tgt_mask", "tgt_ids")
         if tgt_mask is None:
             tgt_mask = torch.ones_like(tgt_ids, dtype=torch.bool)
         self_mask = causal_padding_mask(tgt_mask)  # (B, 1, Tt, Tt)
@@ -114,7 +102,8 @@ class Transformer(nn.Module):
                 tgt_mask: torch.Tensor | None = None, output_attentions: bool = False) -> Seq2SeqOutput:
         """src_mask (B, Ts) and tgt_mask (B, Tt) mark real tokens (True/1) and padding (False/0);
         the decoder's causal mask is always applied."""
-        if src_ids.dim() == 2 and tgt_ids.dim() == 2 and src_ids.size(0) != tgt_ids.size(0):
+        if (isinstance(src_ids, torch.Tensor) and isinstance(tgt_ids, torch.Tensor) and src_ids.dim() == 2
+                and tgt_ids.dim() == 2 and src_ids.size(0) != tgt_ids.size(0)):
             raise ValueError(f"src_ids and tgt_ids batch sizes differ: {src_ids.size(0)} vs {tgt_ids.size(0)}")
         memory, encoder_attentions = self.encode(src_ids, src_mask, output_attentions)
         output = self.decode(tgt_ids, memory, src_mask, tgt_mask, output_attentions)
@@ -140,7 +129,7 @@ class Transformer(nn.Module):
         if not (folder / "config.json").is_file() or not (folder / "model.safetensors").is_file():
             raise FileNotFoundError(f"{folder} needs config.json and model.safetensors; "
                                     "run notebooks/07_training.ipynb to train and save the model")
-        model = cls(TransformerConfig(**json.loads((folder / "config.json").read_text())))
+        model = cls(TransformerConfig.from_dict(json.loads((folder / "config.json").read_text())))
         missing, unexpected = model.load_state_dict(load_file(str(folder / "model.safetensors")), strict=False)
         tied = {"tgt_embeddings.token_embeddings.weight", "lm_head.weight"} if model.config.tie_embeddings else set()
         if unexpected or set(missing) - tied:

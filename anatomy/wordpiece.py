@@ -5,10 +5,13 @@ Taught in: 01_tokenization. Checked against the Hugging Face tokenizer in tests/
 from __future__ import annotations
 
 import os
+import re
 import unicodedata
+from collections.abc import Sequence
 from pathlib import Path
 
 SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
+SPECIAL_PATTERN = re.compile("(" + "|".join(map(re.escape, SPECIAL_TOKENS)) + ")")
 MAX_CHARS_PER_WORD = 100
 
 
@@ -64,6 +67,21 @@ def split_punctuation(word: str) -> list[str]:
     return pieces
 
 
+def as_id_list(ids) -> list[int]:
+    """A list of ints from a list, tuple, or 1-D torch tensor / numpy array of integers."""
+    if hasattr(ids, "tolist") and hasattr(ids, "dtype"):  # torch.Tensor or numpy.ndarray
+        if len(ids.shape) != 1 or not str(ids.dtype).removeprefix("torch.").startswith(("int", "uint")):
+            raise ValueError(f"ids must be one sequence: a 1-D integer tensor, got shape {tuple(ids.shape)} "
+                             f"and dtype {ids.dtype}; for a batch, decode each row")
+        ids = ids.tolist()
+    if isinstance(ids, (str, bytes)) or not isinstance(ids, Sequence):
+        raise TypeError(f"ids must be a list of ints or a 1-D integer tensor, got {type(ids).__name__}")
+    wrong = [index for index in ids if not isinstance(index, int) or isinstance(index, bool)]
+    if wrong:
+        raise TypeError(f"ids must be ints, got {wrong[:5]} (for a batch, decode each row)")
+    return list(ids)
+
+
 class WordPieceTokenizer:
     """Text -> WordPiece tokens -> ids, with [CLS]/[SEP] and token_type_ids, as BERT expects."""
 
@@ -111,12 +129,24 @@ class WordPieceTokenizer:
         return pieces
 
     def tokenize(self, text: str) -> list[str]:
-        return [piece for word in self.basic_tokenize(text) for piece in self.wordpiece(word)]
+        """A special token written in the text, exactly as in the vocabulary ("[SEP]", not "[sep]"),
+        stays one token, as in the Hugging Face tokenizer; the text around it is split as usual."""
+        if not isinstance(text, str):
+            raise TypeError(f"text must be a str, got {type(text).__name__}")
+        tokens = []
+        for part in SPECIAL_PATTERN.split(text):
+            if part in SPECIAL_TOKENS:
+                tokens.append(part)
+            else:
+                tokens += [piece for word in self.basic_tokenize(part) for piece in self.wordpiece(word)]
+        return tokens
 
     def convert_tokens_to_ids(self, tokens: list[str]) -> list[int]:
         return [self.vocab.get(token, self.vocab["[UNK]"]) for token in tokens]
 
-    def convert_ids_to_tokens(self, ids: list[int]) -> list[str]:
+    def convert_ids_to_tokens(self, ids: Sequence[int]) -> list[str]:
+        """Accepts a list of ints or a 1-D tensor/array of integers."""
+        ids = as_id_list(ids)
         unknown = [index for index in ids if index not in self.id_to_token]
         if unknown:
             raise ValueError(f"ids {unknown} are outside the vocabulary of {len(self.vocab)} tokens")
@@ -133,7 +163,7 @@ class WordPieceTokenizer:
             second = [*second, sep] if pair is not None else []
         return {"input_ids": first + second, "token_type_ids": [0] * len(first) + [1] * len(second)}
 
-    def decode(self, ids: list[int], skip_special_tokens: bool = False) -> str:
+    def decode(self, ids: Sequence[int], skip_special_tokens: bool = False) -> str:
         tokens = self.convert_ids_to_tokens(ids)
         if skip_special_tokens:
             tokens = [token for token in tokens if token not in SPECIAL_TOKENS]

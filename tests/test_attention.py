@@ -60,3 +60,24 @@ def test_bad_inputs():
         scaled_dot_product_attention(q, k, k, torch.ones(3, 5))
     with pytest.raises(ValueError, match=r"does not broadcast"):
         scaled_dot_product_attention(q, k, k, torch.ones(3, 4, dtype=torch.bool))
+
+
+def test_bad_tensors_are_named():
+    q = torch.randn(1, 3, 4)
+    with pytest.raises(TypeError, match="key must be a torch.Tensor .*got list"):
+        scaled_dot_product_attention(q, q.tolist(), q)
+    with pytest.raises(ValueError, match=r"query must be a floating-point tensor .*got shape \(1, 3, 4\) and dtype torch.int64"):
+        scaled_dot_product_attention(q.long(), q.long(), q.long())
+    with pytest.raises(ValueError, match=r"value must be a floating-point tensor .*got shape \(4,\)"):
+        scaled_dot_product_attention(q, q, torch.randn(4))
+    with pytest.raises(ValueError, match="query is torch.float32 on cpu but key is torch.float64 on cpu"):
+        scaled_dot_product_attention(q, q.double(), q)
+    with pytest.raises(ValueError, match="query is torch.float32 on cpu but value is torch.float32 on meta"):
+        scaled_dot_product_attention(q, q, q.to("meta"))
+    with pytest.raises(ValueError, match=r"dropout_p must be a probability in \[0, 1\], got 10"):
+        scaled_dot_product_attention(q, q, q, dropout_p=10)
+
+
+def test_leading_dims_that_do_not_broadcast_are_named():
+    with pytest.raises(ValueError, match=r"leading \(batch, head\) dims, got shapes \(2, 3, 4\), \(3, 3, 4\) and \(3, 3, 4\)"):
+        scaled_dot_product_attention(torch.randn(2, 3, 4), torch.randn(3, 3, 4), torch.randn(3, 3, 4))

@@ -16,3 +16,19 @@ def test_check_divisible():
     assert check_divisible(384, 12) == 32
     with pytest.raises(ValueError, match=r"hidden_size \(10\) must be divisible by num_attention_heads \(3\)"):
         check_divisible(10, 3)
+
+
+def test_require_accepts_a_dict_and_returns_attribute_access():
+    config = require({"hidden_size": 8, "vocab_size": 10}, "hidden_size")
+    assert config.hidden_size == 8 and config.vocab_size == 10
+    with pytest.raises(ValueError, match=r"dict config is missing field\(s\) \['num_labels'\]"):
+        require({"hidden_size": 8}, "num_labels")
+    with pytest.raises(TypeError, match="a config dict needs string keys"):
+        require({1: 8}, "hidden_size")
+
+
+@pytest.mark.parametrize("value", [0, -1, 2.5, "8", True])
+def test_required_sizes_must_be_positive_integers(value):
+    with pytest.raises(ValueError, match=rf"config field hidden_size must be an integer >= 1, got {value!r}"):
+        require(SimpleNamespace(hidden_size=value), "hidden_size")
+    assert require(SimpleNamespace(num_hidden_layers=0), "num_hidden_layers").num_hidden_layers == 0

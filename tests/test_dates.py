@@ -52,3 +52,28 @@ def test_batch_shifts_the_target_by_one_and_masks_padding():
     assert torch.equal(batch.src_mask, batch.src_ids != vocab.pad_id)
     assert batch.tgt_ids[0, 0] == vocab.bos_id and batch.labels[0, -1] == vocab.eos_id
     assert torch.equal(batch.tgt_ids[:, 1:], batch.labels[:, :-1]), "labels are the decoder input, one step ahead"
+
+
+def test_bad_batches_and_ids_are_named():
+    vocab = CharVocabulary()
+    with pytest.raises(ValueError, match="pairs must be a non-empty list of \\(source, target\\) string pairs"):
+        make_batch([], vocab)
+    with pytest.raises(ValueError, match="pairs must be a non-empty list"):
+        make_batch("March 3, 2021", vocab)  # a string, not a list of pairs
+    with pytest.raises(ValueError, match="pairs must be a non-empty list"):
+        make_batch([("March 3, 2021", 20210303)], vocab)
+    with pytest.raises(ValueError, match=r"decode takes one sequence of ids in \[0, 70\), got \[500\]"):
+        vocab.decode([4, 500])
+    with pytest.raises(ValueError, match=r"got \[\[4, 5\]\].*decode each row"):
+        vocab.decode(torch.tensor([[4, 5]]))
+    with pytest.raises(ValueError, match="count must be an integer >= 0, got -3"):
+        date_pairs(-3)
+
+
+def test_translate_wants_a_list_of_texts():
+    from anatomy.dates_translator import dates_config, translate
+    from anatomy.transformer import Transformer
+
+    vocab = CharVocabulary()
+    with pytest.raises(TypeError, match=r"texts must be a list of strings; for one date pass \['March 3, 2021'\]"):
+        translate(Transformer(dates_config(vocab)), "March 3, 2021", vocab)

@@ -111,3 +111,24 @@ def test_decoder_needs_its_layer_count():
     config = SimpleNamespace(**{k: v for k, v in vars(CONFIG).items() if k != "num_decoder_layers"})
     with pytest.raises(ValueError, match=r"missing field\(s\) \['num_decoder_layers'\]"):
         TransformerDecoder(config)
+
+
+def test_decoder_layer_refuses_3d_masks_that_could_be_misread(inputs):
+    layer = TransformerDecoderLayer(CONFIG).eval()  # 4 heads; B = 3
+    x, memory, _ = inputs
+    x, memory = x.repeat(2, 1, 1)[:4], memory.repeat(2, 1, 1)[:4]  # B == H == 4
+    with pytest.raises(ValueError, match=r"mask has shape \(4, 5, 5\).*ambiguous"):
+        layer(x, memory, torch.ones(4, TT, TT, dtype=torch.bool))
+    with pytest.raises(ValueError, match=r"mask has shape \(4, 5, 7\).*ambiguous"):
+        layer(x, memory, causal_mask(TT), torch.ones(4, TT, TS, dtype=torch.bool))
+    with pytest.raises(ValueError, match=r"mask shape \(4, 7\) does not broadcast .* \(4, 4, 5, 7\)"):
+        layer(x, memory, causal_mask(TT), torch.ones(4, TS, dtype=torch.bool))  # (B, Ts): use padding_mask
+
+
+def test_decoder_stack_checks_its_inputs(inputs):
+    decoder = TransformerDecoder(vars(CONFIG)).eval()  # a plain dict config works too
+    x, memory, _ = inputs
+    with pytest.raises(ValueError, match=r"the decoder's input x must be a \(B, Tt, D\) tensor, got \(5, 16\)"):
+        decoder(x[0], memory)
+    with pytest.raises(ValueError, match=r"memory must be \(B, Ts, D\) = \(3, Ts, 16\), got shape \(4, 7, 16\)"):
+        decoder(x, torch.randn(4, TS, 16))

@@ -3,7 +3,7 @@ from types import SimpleNamespace
 import pytest
 import torch
 
-from anatomy import Embeddings, pick_device, position_shift_matrix, sinusoidal_positions
+from anatomy import Embeddings, SinusoidalEmbeddings, pick_device, position_shift_matrix, sinusoidal_positions
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +46,7 @@ def test_too_long_input(embeddings):
     (torch.tensor([[1.0, 2.0]]), "integer tensor, got dtype torch.float32"),
     (torch.tensor([[5, -1]]), r"must lie in \[0, 30522\), got values from -1"),
     (torch.tensor([[5, 30522]]), r"must lie in \[0, 30522\)"),
-    (torch.tensor([1, 2]), r"must be \(B, T\), got shape \(2,\)"),
+    (torch.tensor([1, 2]), r"must be \(B, T\) with at least one token, got shape \(2,\)"),
 ])
 def test_bad_token_ids(embeddings, ids, message):
     with pytest.raises(ValueError, match=message):
@@ -93,3 +93,20 @@ def test_shift_is_a_fixed_linear_map(offset):
 def test_sinusoidal_needs_even_width():
     with pytest.raises(ValueError, match="positive even number, got 7"):
         sinusoidal_positions(4, 7)
+    with pytest.raises(ValueError, match=r"positive even number, got 7"):
+        position_shift_matrix(1, 7)
+    with pytest.raises(ValueError, match="num_positions must be an integer >= 0, got -5"):
+        sinusoidal_positions(-5, 8)
+
+
+def test_a_list_of_ids_says_to_ask_the_tokenizer_for_tensors(embeddings):
+    with pytest.raises(TypeError, match=r"input_ids must be a \(B, T\) tensor, got list; .*return_tensors='pt'"):
+        embeddings([[101, 7592, 102]])
+    with pytest.raises(TypeError, match=r"src_ids must be a \(B, T\) tensor, got list"):
+        SinusoidalEmbeddings(SimpleNamespace(vocab_size=10, hidden_size=4, max_position_embeddings=8))([[1, 2]], "src_ids")
+
+
+def test_config_as_a_dict_and_impossible_sizes():
+    assert Embeddings({"vocab_size": 10, "hidden_size": 4, "max_position_embeddings": 8}).vocab_size == 10
+    with pytest.raises(ValueError, match="config field vocab_size must be an integer >= 1, got -10"):
+        Embeddings({"vocab_size": -10, "hidden_size": 4, "max_position_embeddings": 8})

@@ -155,3 +155,36 @@ def test_checkpoint_that_is_not_bert_like(tmp_path):
 def test_missing_config_field():
     with pytest.raises(ValueError, match=r"missing field\(s\) \['num_hidden_layers'\]"):
         TransformerEncoder(SimpleNamespace(**{k: v for k, v in vars(TINY).items() if k != "num_hidden_layers"}))
+
+
+def test_encoder_layer_refuses_a_3d_mask_that_could_be_misread():
+    layer = TransformerEncoderLayer(TINY).eval()  # 4 heads
+    x = torch.randn(4, 5, 16)  # B == H == 4: a (B, T, T) mask would be read as (H, T, T)
+    with pytest.raises(ValueError, match=r"mask has shape \(4, 5, 5\).*accepted mask shapes.*ambiguous"):
+        layer(x, torch.ones(4, 5, 5, dtype=torch.bool))
+    with pytest.raises(ValueError, match=r"got dtype torch.int64; .*padding_mask"):
+        layer(x, torch.ones(4, 1, 1, 5, dtype=torch.long))
+
+
+def test_encoder_from_a_dict_config_equals_the_namespace_one():
+    torch.manual_seed(0)
+    ours = TransformerEncoder(vars(TINY)).eval()
+    torch.manual_seed(0)
+    reference = TransformerEncoder(TINY).eval()
+    ids = torch.randint(0, 50, (2, 6))
+    torch.testing.assert_close(ours(ids).last_hidden_state, reference(ids).last_hidden_state)
+    logits = TransformerForSequenceClassification(vars(TINY))(ids)
+    assert logits.shape == (2, 3)
+
+
+def test_feed_forward_and_encoder_name_bad_inputs():
+    feed_forward = FeedForward(TINY)
+    with pytest.raises(ValueError, match=r"x must be a floating-point \(\.\.\., 16\) tensor, got shape \(2, 5, 8\)"):
+        feed_forward(torch.randn(2, 5, 8))
+    with pytest.raises(ValueError, match=r"got shape \(2, 5, 16\), dtype torch.int64"):
+        feed_forward(torch.ones(2, 5, 16, dtype=torch.long))
+    encoder = TransformerEncoder(TINY)
+    with pytest.raises(TypeError, match=r"attention_mask must be a \(B, T\) tensor of 1s and 0s, got list"):
+        encoder(torch.ones(1, 3, dtype=torch.long), attention_mask=[[1, 1, 0]])
+    with pytest.raises(ValueError, match=r"input_ids must be \(B, T\) with at least one token, got shape \(1, 0\)"):
+        encoder(torch.ones(1, 0, dtype=torch.long))

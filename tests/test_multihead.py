@@ -100,3 +100,64 @@ def test_wrong_width_and_batch(fused):
         fused(torch.randn(1, 5, 16))
     with pytest.raises(ValueError, match="batch sizes differ: 2 vs 1"):
         fused(torch.randn(2, 5, 32), torch.randn(1, 5, 32))
+
+
+@pytest.mark.parametrize("cls", [MultiHeadAttention, PerHeadMultiHeadAttention])
+def test_both_versions_share_the_input_checks(cls):
+    attention = cls(CONFIG)
+    x = torch.randn(4, 5, 32)  # B == H == 4
+    with pytest.raises(ValueError, match=r"query must be \(B, T, 32\), got shape \(1, 5, 16\)"):
+        attention(torch.randn(1, 5, 16))
+    with pytest.raises(ValueError, match=r"query must be \(B, T, 32\), got shape \(5, 32\)"):
+        attention(torch.randn(5, 32))
+    with pytest.raises(TypeError, match=r"query must be a torch.Tensor \(B, T, 32\), got list"):
+        attention([[0.0] * 32])
+    with pytest.raises(ValueError, match="batch sizes differ: 4 vs 1"):
+        attention(x, torch.randn(1, 5, 32))
+    with pytest.raises(ValueError, match=r"key and value must have the same \(B, Tk\)"):
+        attention(x, x, torch.randn(4, 6, 32))
+    with pytest.raises(ValueError, match="query is torch.float64 on cpu, but the module's weights are torch.float32"):
+        attention(x.double())
+    with pytest.raises(ValueError, match=r"mask has shape \(4, 5, 5\).*ambiguous"):
+        attention(x, mask=torch.ones(4, 5, 5, dtype=torch.bool))  # (B, Tq, Tk) or (H, Tq, Tk)?
+    with pytest.raises(ValueError, match="must be boolean"):
+        attention(x, mask=torch.ones(4, 1, 1, 5))
+
+
+def test_per_head_version_takes_every_accepted_mask_like_the_fused_one(fused):
+    per_head = PerHeadMultiHeadAttention(CONFIG).load_fused(fused).eval()
+    x = torch.randn(3, 5, 32)
+    for mask in (causal_mask(5), torch.tensor([True] * 4 + [False]), padding_mask(torch.tensor([[1] * 5, [1] * 3 + [0] * 2, [1] * 5])),
+                 torch.rand(3, 4, 5, 5) > 0.5):
+        mask[..., 0] = True
+        with torch.no_grad():
+            torch.testing.assert_close(per_head(x, mask=mask)[0], fused(x, mask=mask)[0], atol=1e-5, rtol=1e-5)
+
+
+def test_config_as_a_plain_dict_is_accepted():
+    as_dict = {"hidden_size": 32, "num_attention_heads": 4}
+    torch.manual_seed(0)
+    from_dict = MultiHeadAttention(as_dict)
+    torch.manual_seed(0)
+    from_namespace = MultiHeadAttention(SimpleNamespace(**as_dict))
+    x = torch.randn(2, 3, 32)
+    torch.testing.assert_close(from_dict(x)[0], from_namespace(x)[0])
+    PerHeadMultiHeadAttention(as_dict)
+    with pytest.raises(ValueError, match=r"dict config is missing field\(s\) \['num_attention_heads'\]"):
+        MultiHeadAttention({"hidden_size": 32})
+
+
+@pytest.mark.parametrize("heads, message", [(0, "num_attention_heads must be an integer >= 1, got 0"),
+                                            (-4, "num_attention_heads must be an integer >= 1, got -4"),
+                                            (4.0, "num_attention_heads must be an integer >= 1, got 4.0")])
+def test_heads_must_be_a_positive_integer(heads, message):
+    with pytest.raises(ValueError, match=message):
+        MultiHeadAttention(SimpleNamespace(hidden_size=32, num_attention_heads=heads))
+    with pytest.raises(ValueError, match="hidden_size must be an integer >= 1, got -32"):
+        MultiHeadAttention(SimpleNamespace(hidden_size=-32, num_attention_heads=4))
+
+
+def test_mixed_precision_inputs_pass_under_autocast(fused):
+    x = torch.randn(2, 3, 32, dtype=torch.bfloat16)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        assert fused(x)[0].dtype == torch.bfloat16

@@ -1,3 +1,4 @@
+import pytest
 import torch
 
 import anatomy
@@ -14,3 +15,11 @@ def test_setup_notebook_seeds_and_reports(capsys):
     assert device == anatomy.pick_device()
     if device.type == "cpu":
         assert "No GPU found" in out
+
+
+@pytest.mark.parametrize("seed", ["0", -1, 2**32, 1.5])
+def test_seed_must_be_a_numpy_compatible_integer(seed):
+    from anatomy import seed_everything
+
+    with pytest.raises(ValueError, match=r"seed must be an integer in \[0, 2\*\*32\)"):
+        seed_everything(seed)

@@ -1,3 +1,6 @@
+import shutil
+import socket
+import threading
 import time
 from pathlib import Path
 
@@ -46,10 +49,86 @@ def test_hub_checkpoint_offline_fails_fast_with_advice(monkeypatch, offline):
     assert time.monotonic() - start < 10
 
 
-def test_mistyped_local_path_gets_the_same_advice(monkeypatch):
+@pytest.mark.parametrize("path", ["../no/such/folder", "./minilm", "~/models/minilm", "/no/such/folder",
+                                  "C:\\models\\minilm", "models/v1/minilm"])
+def test_mistyped_local_path_says_the_folder_does_not_exist(monkeypatch, path):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    with pytest.raises(HubUnreachableError, match="not a local folder"):
-        anatomy.load_pretrained("../no/such/folder")
+    with pytest.raises(FileNotFoundError, match="checkpoint folder .* does not exist"):
+        anatomy.load_pretrained(path)
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        anatomy.resolve_checkpoint(Path(path))
+
+
+def test_a_file_is_not_a_checkpoint_folder():
+    file = anatomy.default_model_dir() / "config.json"
+    with pytest.raises(NotADirectoryError, match=r"is a file, not a folder.*model.safetensors"):
+        anatomy.load_pretrained(str(file))
+    with pytest.raises(TypeError, match="folder path or a hub name"):
+        anatomy.load_pretrained(42)
+
+
+def test_hub_shaped_name_that_is_no_folder_says_both(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(HubUnreachableError, match=r"not a local folder \(there is no .*my_models\)"):
+        anatomy.load_pretrained("my_models")
+
+
+@pytest.fixture
+def silent_server():
+    """A server on 127.0.0.1 that accepts connections and never answers."""
+    server = socket.create_server(("127.0.0.1", 0))
+    server.listen(16)
+    accepted = []
+    thread = threading.Thread(target=lambda: accepted.extend(iter_accept(server)), daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.getsockname()[1]}", accepted
+    server.close()
+    for connection in accepted:
+        connection.close()
+
+
+def iter_accept(server):
+    while True:
+        try:
+            yield server.accept()[0]
+        except OSError:  # closed by the fixture
+            return
+
+
+def test_hub_that_accepts_and_never_replies_fails_within_30_s(monkeypatch, silent_server):
+    endpoint, accepted = silent_server
+    monkeypatch.setenv("HF_ENDPOINT", endpoint)
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    start = time.monotonic()
+    with pytest.raises(HubUnreachableError, match="checkpoint=None"):
+        anatomy.load_pretrained("bert-base-uncased")
+    assert time.monotonic() - start < 30
+    assert accepted, "the probe never connected: the test did not exercise a silent server"
+
+
+def test_checkpoint_with_missing_weights_is_refused(tmp_path):
+    from safetensors.torch import load_file, save_file
+
+    source = anatomy.default_model_dir()
+    for file in source.iterdir():
+        if file.is_file() and file.name != "model.safetensors":
+            shutil.copy(file, tmp_path / file.name)
+    tensors = load_file(source / "model.safetensors")
+    save_file({k: v for k, v in tensors.items() if not k.startswith("encoder.layer.5.")},
+              tmp_path / "model.safetensors")
+    with pytest.raises(ValueError, match=r"missing weights \['encoder\.layer\.5\..*and 8 more"):
+        anatomy.load_pretrained(tmp_path)
+    with pytest.raises(ValueError, match=r"missing keys \['encoder\.layer\.5\."):
+        anatomy.TransformerEncoder.from_pretrained(tmp_path)
+    extra = {**tensors, "encoder.layer.6.output.dense.bias": tensors["encoder.layer.5.output.dense.bias"].clone()}
+    save_file(extra, tmp_path / "model.safetensors")
+    with pytest.raises(ValueError, match=r"unexpected weights \['encoder\.layer\.6\.output\.dense\.bias'\]"):
+        anatomy.load_pretrained(tmp_path)
+    with pytest.raises(ValueError, match=r"unexpected keys \['encoder\.layer\.6\.output\.dense\.bias'\]"):
+        anatomy.TransformerEncoder.from_pretrained(tmp_path)
+    heads = {**tensors, "cls.predictions.bias": torch.zeros(3)}  # a task head is not the model's: fine
+    save_file(heads, tmp_path / "model.safetensors")
+    anatomy.load_pretrained(tmp_path)
 
 
 def test_environment_variable_selects_the_hub_checkpoint(monkeypatch):

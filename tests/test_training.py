@@ -53,6 +53,20 @@ def test_bad_training_arguments_are_named(steps, warmup, batch_count, message):
         train(nn.Linear(1, 1), batches, lambda m, b: m(b).sum(), steps, warmup_steps=warmup, progress=False)
 
 
+@pytest.mark.parametrize("loss_fn, got", [
+    (lambda m, b: 1.0, "got 1.0"),
+    (lambda m, b: m(b), r"got a tensor of shape \(1, 1\), requires_grad=True"),
+    (lambda m, b: torch.tensor(1.0), r"got a tensor of shape \(\), requires_grad=False")])
+def test_a_loss_that_is_not_a_scalar_from_the_model_is_named(loss_fn, got):
+    with pytest.raises(ValueError, match=rf"loss_fn must return a scalar tensor computed from the model's output, {got}"):
+        train(nn.Linear(1, 1), [torch.ones(1, 1)], loss_fn, 1, warmup_steps=0, progress=False)
+
+
+def test_token_cross_entropy_shapes_must_agree():
+    with pytest.raises(ValueError, match=r"logits must be \(B, T, V\) and labels \(B, T\).*\(2, 4, 40\) and \(2, 5\)"):
+        token_cross_entropy(torch.randn(2, 4, 40), torch.randint(0, 40, (2, 5)), 0)
+
+
 def test_a_few_steps_lower_the_loss():
     vocab = CharVocabulary()
     torch.manual_seed(0)

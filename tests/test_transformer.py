@@ -192,3 +192,56 @@ def test_weights_that_do_not_fit_the_config_are_a_clear_error(tmp_path):
 def test_loading_from_an_empty_folder_says_what_to_run(tmp_path):
     with pytest.raises(FileNotFoundError, match="run notebooks/07_training.ipynb"):
         Transformer.from_pretrained(tmp_path)
+
+
+def test_greedy_decode_max_length_beyond_the_positions_names_max_length(batch):
+    model = tiny_model()  # max_position_embeddings = 64
+    with pytest.raises(ValueError, match=r"max_length \(65\) must be at most the model's max_position_embeddings \(64\)"):
+        greedy_decode(model, batch[0], max_length=65)
+    assert greedy_decode(forced_model(7), batch[0], max_length=64).shape == (3, 64)  # the limit itself works
+    for bad in (0, -1, 2.5):
+        with pytest.raises(ValueError, match=rf"max_length must be a positive integer, got {bad}"):
+            greedy_decode(model, batch[0], max_length=bad)
+
+
+@pytest.mark.parametrize("field", ["pad_token_id", "bos_token_id", "eos_token_id"])
+@pytest.mark.parametrize("value", [40, -1, 1.0])
+def test_special_token_ids_must_be_in_the_vocabulary(field, value):
+    with pytest.raises(ValueError, match=rf"{field} must be a token id in \[0, vocab_size\) = \[0, 40\), got {value}"):
+        TransformerConfig(**TINY, **{field: value})
+
+
+@pytest.mark.parametrize("settings, message", [
+    (dict(num_attention_heads=5), r"hidden_size \(32\) must be divisible by num_attention_heads \(5\)"),
+    (dict(vocab_size=-5), "config field vocab_size must be an integer >= 1, got -5"),
+    (dict(num_encoder_layers=-1), "config field num_encoder_layers must be an integer >= 0, got -1"),
+    (dict(max_position_embeddings=0), "config field max_position_embeddings must be an integer >= 1, got 0"),
+    (dict(hidden_act="tanh"), r"hidden_act 'tanh' is not one of \['gelu', 'gelu_new', 'relu'\]"),
+    (dict(hidden_dropout_prob=2.0), r"hidden_dropout_prob must be a probability in \[0, 1\], got 2.0"),
+])
+def test_config_refuses_impossible_settings(settings, message):
+    with pytest.raises(ValueError, match=message):
+        TransformerConfig(**{**TINY, **settings})
+
+
+def test_config_as_a_dict(batch):
+    torch.manual_seed(0)
+    from_dict = Transformer(dict(TINY)).double().eval()
+    torch.testing.assert_close(from_dict(*batch).logits, tiny_model()(*batch).logits)
+    with pytest.raises(ValueError, match=r"TransformerConfig has no field\(s\) \['num_layers'\]"):
+        Transformer({**TINY, "num_layers": 2})
+    with pytest.raises(TypeError, match="config must be an anatomy.TransformerConfig .*got SimpleNamespace"):
+        from types import SimpleNamespace
+        Transformer(SimpleNamespace(**TINY))
+
+
+def test_generation_and_empty_targets_are_named(batch):
+    model = tiny_model()
+    with pytest.raises(ValueError, match=r"tgt_ids must be \(B, T\) with at least one token, got shape \(3, 0\)"):
+        model(batch[0], batch[1][:, :0])
+    with pytest.raises(TypeError, match="greedy_decode needs an anatomy.Transformer .*got Linear"):
+        greedy_decode(nn.Linear(2, 2), batch[0])
+    with pytest.raises(ValueError, match=r"src_ids must be \(B, T\) with at least one token, got shape \(9,\)"):
+        greedy_decode(model, batch[0][0])
+    with pytest.raises(TypeError, match=r"src_mask must be a \(B, T\) tensor \(True = real token\), got list"):
+        model(batch[0], batch[1], [[1] * 9] * 3)

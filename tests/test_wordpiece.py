@@ -67,3 +67,46 @@ def test_vocabulary_needs_special_tokens():
 def test_from_pretrained_needs_a_local_folder(monkeypatch):
     with pytest.raises(ValueError, match="vocab.txt"):
         WordPieceTokenizer.from_pretrained("bert-base-uncased")
+
+
+SPECIAL_TEXTS = ["hello [CLS] world [SEP]", "a [cls] b [Cls] c [SEP]x", "[MASK]ed [PAD] [UNK]", "x[CLS]y",
+                 "[ CLS ]", "[CLS][SEP]", "Café [MASK] [mask] [MASK ]", "[[CLS]]", "  [SEP]  ", "[SEP",
+                 "I said [UNK] and [unk]!"]
+
+
+@pytest.mark.parametrize("text", SPECIAL_TEXTS)
+def test_special_tokens_in_the_text_match_hugging_face(ours, pretrained, text):
+    hf, _ = pretrained
+    assert ours.tokenize(text) == hf.tokenize(text)
+    assert ours.encode(text)["input_ids"] == hf(text).input_ids
+    assert ours.encode(text, text)["input_ids"] == hf(text, text).input_ids
+
+
+def test_special_tokens_stay_whole_but_casing_variants_do_not(ours):
+    assert ours.tokenize("hello [CLS] world") == ["hello", "[CLS]", "world"]
+    assert ours.tokenize("[cls]") == ["[", "cl", "##s", "]"]  # HF matches special tokens case-sensitively
+
+
+def test_decode_accepts_a_1d_tensor_and_says_what_it_takes(ours):
+    import numpy as np
+    import torch
+
+    ids = ours.encode("Tokenization rocks")["input_ids"]
+    assert ours.decode(torch.tensor(ids)) == ours.decode(ids) == ours.decode(np.array(ids)) == ours.decode(tuple(ids))
+    with pytest.raises(ValueError, match=r"a 1-D integer tensor, got shape \(1, 5\).*decode each row"):
+        ours.decode(torch.tensor([ids]))
+    with pytest.raises(ValueError, match=r"got shape \(1,\) and dtype torch.float32"):
+        ours.decode(torch.tensor([101.0]))
+    with pytest.raises(TypeError, match="ids must be a list of ints or a 1-D integer tensor, got str"):
+        ours.decode("101 102")
+    with pytest.raises(TypeError, match=r"ids must be ints, got \[\[101, 102\]\]"):
+        ours.decode([[101, 102]])
+    with pytest.raises(ValueError, match=r"ids \[-1\] are outside the vocabulary of 30522"):
+        ours.convert_ids_to_tokens([-1])
+
+
+def test_text_must_be_a_string(ours):
+    with pytest.raises(TypeError, match="text must be a str, got NoneType"):
+        ours.encode(None)
+    with pytest.raises(TypeError, match="text must be a str, got list"):
+        ours.tokenize(["hello", "world"])
