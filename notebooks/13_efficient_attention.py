@@ -13,8 +13,6 @@
 #     name: python3
 # ---
 
-# %%
-
 # %% [markdown]
 # [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/transformer-anatomy/transformer-anatomy/blob/main/notebooks/13_efficient_attention.ipynb)
 #
