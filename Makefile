@@ -63,6 +63,7 @@ sync: install
 bench: install
 	$(PY) benchmarks/bench.py
 	$(PY) benchmarks/growth.py
+	$(PY) benchmarks/efficient.py
 	$(PY) benchmarks/train_dates.py
 
 # The homework's versions from its master (instructor/, otter-grader, works offline):

@@ -2,6 +2,7 @@
 
 Each module names the notebook that teaches it. Later notebooks import earlier pieces from here.
 """
+from anatomy.adaptive_span import AdaptiveSpan, span_mask
 from anatomy.attention import scaled_dot_product_attention
 from anatomy.bert_weights import copy_weights, load_config, read_state_dict
 from anatomy.config import require
@@ -12,11 +13,15 @@ from anatomy.embeddings import Embeddings, SinusoidalEmbeddings, position_shift_
 from anatomy.encoder import EncoderOutput, TransformerEncoder, TransformerEncoderLayer
 from anatomy.feedforward import FeedForward
 from anatomy.generation import greedy_decode
+from anatomy.local_masks import local_mask, strided_mask
 from anatomy.masks import causal_mask, causal_padding_mask, padding_mask
 from anatomy.multihead import AttentionHead, MultiHeadAttention, PerHeadMultiHeadAttention
 from anatomy.notebook import pick_device, seed_everything, setup_notebook, show_source
+from anatomy.persistent_memory import PersistentMemoryAttention, feedforward_as_attention
+from anatomy.product_keys import ProductKeyMemory, product_key_top_k
 from anatomy.pretrained import (DEFAULT_CHECKPOINT, HubUnreachableError, default_model_dir,
                                 load_pretrained, resolve_checkpoint)
+from anatomy.tiled_attention import tiled_attention
 from anatomy.transformer import Seq2SeqOutput, Transformer, TransformerConfig
 from anatomy.wordpiece import WordPieceTokenizer
 

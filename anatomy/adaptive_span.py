@@ -1,0 +1,64 @@
+"""Adaptive attention span (Sukhbaatar et al., 2019): each head learns how far back it looks.
+
+Taught in: 13_efficient_attention.  Shapes: ... leading (batch) dims, H heads, Tq queries, Tk keys.
+
+A head's span z is a learned number of positions. The soft mask m_z(x) = clamp((R + z − x) / R, 0, 1)
+is 1 for keys up to z positions away, falls linearly to 0 over the next R (the ramp), and is 0
+beyond z + R, so z gets a gradient from the keys on the ramp. An L1 penalty on the spans pays each
+head to look no further than it must; keys beyond every head's z + R need never be computed.
+"""
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+
+def span_mask(distance: torch.Tensor, span: torch.Tensor, ramp: float) -> torch.Tensor:
+    """m_z(x) = clamp((R + z − x) / R, 0, 1), for distances x and spans z that broadcast together."""
+    if ramp <= 0:
+        raise ValueError(f"the ramp R must be > 0 (positions over which the mask falls to 0), got {ramp}")
+    return ((ramp + span - distance) / ramp).clamp(0.0, 1.0)
+
+
+class AdaptiveSpan(nn.Module):
+    """A learnable span per head, applied to attention weights (..., H, Tq, Tk).
+
+    forward(weights) multiplies each head's weights by its soft mask and renormalises the rows, which
+    equals a softmax over m_z(x)·exp(score), the paper's definition. penalty() is Σ_h z_h, to add to
+    the loss times a small coefficient. The span is stored as a fraction of max_span (the paper's
+    parametrisation), so one learning rate suits spans of 2 and of 2,000.
+    """
+
+    def __init__(self, num_heads: int, max_span: int, ramp: float = 32.0,
+                 initial_span: float | None = None) -> None:
+        super().__init__()
+        if ramp <= 0:
+            raise ValueError(f"the ramp R must be > 0 (positions over which the mask falls to 0), got {ramp}")
+        if max_span < 1:
+            raise ValueError(f"max_span must be at least 1, got {max_span}")
+        initial_span = max_span if initial_span is None else initial_span
+        self.max_span, self.ramp = max_span, ramp
+        self.span_fraction = nn.Parameter(torch.full((num_heads,), initial_span / max_span))  # (H,)
+
+    @property
+    def spans(self) -> torch.Tensor:
+        """(H,) the learned spans z, in positions, within [0, max_span]."""
+        return self.max_span * self.span_fraction.clamp(0.0, 1.0)
+
+    def mask(self, num_queries: int, num_keys: int) -> torch.Tensor:
+        """(H, Tq, Tk) soft masks; the distance is |i − j| with queries aligned to the last keys."""
+        device = self.span_fraction.device
+        query_pos = torch.arange(num_keys - num_queries, num_keys, device=device)  # (Tq,)
+        distance = (query_pos[:, None] - torch.arange(num_keys, device=device)[None, :]).abs()  # (Tq, Tk)
+        return span_mask(distance, self.spans[:, None, None], self.ramp)  # (H, Tq, Tk)
+
+    def forward(self, weights: torch.Tensor) -> torch.Tensor:
+        if weights.dim() < 3 or weights.size(-3) != self.span_fraction.numel():
+            raise ValueError(f"weights must be (..., H={self.span_fraction.numel()}, Tq, Tk), "
+                             f"got shape {tuple(weights.shape)}")
+        masked = weights * self.mask(weights.size(-2), weights.size(-1))  # (..., H, Tq, Tk)
+        return masked / masked.sum(dim=-1, keepdim=True).clamp_min(1e-12)  # rows sum to 1 again
+
+    def penalty(self) -> torch.Tensor:
+        """Σ_h z_h, the L1 norm of the spans (they are never negative)."""
+        return self.spans.sum()

@@ -1,0 +1,48 @@
+import pytest
+import torch
+
+from anatomy.product_keys import ProductKeyMemory, all_product_keys, product_key_top_k
+
+
+@pytest.mark.parametrize("num_sub_keys,top_k", [(4, 1), (4, 4), (16, 5), (32, 32), (64, 8)])
+def test_same_top_k_as_brute_force_over_all_n_keys(num_sub_keys, top_k):
+    generator = torch.Generator().manual_seed(num_sub_keys + top_k)
+    sub_keys_1, sub_keys_2 = torch.randn(2, num_sub_keys, 6, generator=generator, dtype=torch.float64)
+    queries = torch.randn(3, 50, 12, generator=generator, dtype=torch.float64)  # 150 random queries
+    scores, indices = product_key_top_k(queries, sub_keys_1, sub_keys_2, top_k)
+    brute_scores, brute_indices = (queries @ all_product_keys(sub_keys_1, sub_keys_2).T).topk(top_k, dim=-1)
+    assert torch.equal(indices, brute_indices)  # the same keys, in the same order
+    torch.testing.assert_close(scores, brute_scores)
+
+
+def test_all_product_keys_glues_the_halves_in_order():
+    sub_keys_1, sub_keys_2 = torch.tensor([[1.0], [2.0]]), torch.tensor([[10.0], [20.0]])
+    assert all_product_keys(sub_keys_1, sub_keys_2).tolist() == [[1, 10], [1, 20], [2, 10], [2, 20]]
+
+
+def test_memory_reads_the_softmax_weighted_top_k_values():
+    memory = ProductKeyMemory(query_dim=8, num_keys=36, value_dim=5, top_k=3)
+    query = torch.randn(4, 8)
+    output, weights, indices = memory(query)
+    brute = query @ all_product_keys(memory.sub_keys_1, memory.sub_keys_2).T  # (4, 36)
+    top_scores, top_indices = brute.topk(3, dim=-1)
+    expected = torch.einsum("bk,bkv->bv", torch.softmax(top_scores, -1), memory.values.weight[top_indices])
+    torch.testing.assert_close(output, expected)
+    assert torch.equal(indices, top_indices) and output.shape == (4, 5)
+    output.sum().backward()
+    assert memory.sub_keys_1.grad.abs().sum() > 0 and memory.values.weight.grad.abs().sum() > 0
+
+
+@pytest.mark.parametrize("num_keys", [10, 65_535, 2])
+def test_num_keys_must_be_a_perfect_square(num_keys):
+    with pytest.raises(ValueError, match=rf"num_keys must be a perfect square .*got {num_keys}"):
+        ProductKeyMemory(8, num_keys, 4, top_k=1)
+
+
+def test_top_k_larger_than_the_candidates_is_an_error():
+    with pytest.raises(ValueError, match="top_k must be between 1 and the 4 sub-keys per half .*got 5"):
+        ProductKeyMemory(8, 16, 4, top_k=5)
+    with pytest.raises(ValueError, match="top_k must be between 1 and the 3 sub-keys per half .*got 0"):
+        product_key_top_k(torch.randn(6), torch.randn(3, 3), torch.randn(3, 3), 0)
+    with pytest.raises(ValueError, match="query_dim must be even"):
+        ProductKeyMemory(7, 16, 4, top_k=2)
