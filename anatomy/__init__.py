@@ -17,7 +17,9 @@ from anatomy.multihead import AttentionHead, MultiHeadAttention, PerHeadMultiHea
 from anatomy.notebook import pick_device, seed_everything, setup_notebook, show_source
 from anatomy.pretrained import (DEFAULT_CHECKPOINT, HubUnreachableError, default_model_dir,
                                 load_pretrained, resolve_checkpoint)
+from anatomy.rnn_seq2seq import AdditiveAttention, GRUSeq2Seq, RNNConfig
 from anatomy.transformer import Seq2SeqOutput, Transformer, TransformerConfig
+from anatomy.vit import PatchEmbedding, VisionTransformer, VisionTransformerConfig
 from anatomy.wordpiece import WordPieceTokenizer
 
 __version__ = "0.1.0"
