@@ -73,10 +73,10 @@ def classification_loss(model: nn.Module, batch: tuple[torch.Tensor, torch.Tenso
 
 def train_digits(model: nn.Module, split: DigitsSplit, steps: int = 1200, batch_size: int = 128,
                  peak_lr: float = 2e-3, warmup_steps: int = 100, weight_decay: float = 0.05,
-                 seed: int = 0, progress: bool = True) -> TrainingRun:
+                 seed: int = 0, augment: bool = True, progress: bool = True) -> TrainingRun:
     """Notebook 14's recipe for the ViT and the MLP alike: AdamW with warm-up then linear decay."""
     optimizer = torch.optim.AdamW(model.parameters(), lr=peak_lr, weight_decay=weight_decay)
-    return train(model, training_batches(split, batch_size, seed), classification_loss, steps,
+    return train(model, training_batches(split, batch_size, seed, augment), classification_loss, steps,
                  optimizer=optimizer, warmup_steps=warmup_steps, progress=progress)
 
 
