@@ -156,8 +156,8 @@ anatomy.show_source(GRUSeq2Seq.decode)
 # `anatomy.training.train`. The Transformer is notebook 06's, at D = 64 with 2 + 2 layers. It has
 # more parameters than the GRUs. That is not what holds the GRUs back: in our trial a fixed-context
 # GRU twice as wide (128) took about three times as long per step and copied no better (exercise 1).
-# The attention GRU is the slowest to train, though it is the smallest of the three per step of
-# arithmetic: its decoder is a Python loop of up to 61 steps that cannot run at once (section 7).
+# The attention GRU is the slowest to train although its arithmetic is small: its decoder is a
+# loop of up to 61 steps that cannot run at once, each waiting for the one before (section 7).
 
 # %%
 models = {name: build_model(name, vocab).to(device) for name in MODEL_NAMES}
