@@ -65,6 +65,8 @@ bench: install
 	$(PY) benchmarks/growth.py
 	$(PY) benchmarks/efficient.py
 	$(PY) benchmarks/train_dates.py
+	$(PY) benchmarks/train_vit.py
+	$(PY) benchmarks/train_copy.py
 
 # The homework's versions from its master (instructor/, otter-grader, works offline):
 # build/homework/student/ (hand out; also copied to notebooks/ and executed there),

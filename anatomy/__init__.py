@@ -21,8 +21,10 @@ from anatomy.persistent_memory import PersistentMemoryAttention, feedforward_as_
 from anatomy.product_keys import ProductKeyMemory, product_key_top_k
 from anatomy.pretrained import (DEFAULT_CHECKPOINT, HubUnreachableError, default_model_dir,
                                 load_pretrained, resolve_checkpoint)
+from anatomy.rnn_seq2seq import AdditiveAttention, GRUSeq2Seq, RNNConfig
 from anatomy.tiled_attention import tiled_attention
 from anatomy.transformer import Seq2SeqOutput, Transformer, TransformerConfig
+from anatomy.vit import PatchEmbedding, VisionTransformer, VisionTransformerConfig
 from anatomy.wordpiece import WordPieceTokenizer
 
 __version__ = "0.1.0"

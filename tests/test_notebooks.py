@@ -16,7 +16,7 @@ def cells(path):
 
 def test_series_has_its_notebooks():
     names = [path.stem for path in NOTEBOOKS]
-    assert names[:2] == ["01_tokenization", "02_embeddings"]
+    assert [name for name in names if not name.startswith("00_")][:2] == ["01_tokenization", "02_embeddings"]
     assert all(re.fullmatch(r"\d\d_[a-z0-9_]+", name) for name in names)
 
 

@@ -1,0 +1,39 @@
+"""Notebook 14's ViT training run, measured: python benchmarks/train_vit.py (part of make bench).
+
+Trains a fresh ViT on scikit-learn's 8 x 8 digits exactly as notebook 14 does (same seed, steps and
+recipe), then the same-size MLP baseline, and reports time and test accuracy (360 held-out images).
+Goals for the ViT: >= 97% test accuracy, <= 60 s of training on two CPU cores. Never a timed test.
+"""
+from __future__ import annotations
+
+import torch
+
+import anatomy
+from anatomy.digits import accuracy, load_digits_split, pixel_mlp, train_digits
+from anatomy.vit import VisionTransformer, VisionTransformerConfig
+
+STEPS = 1200  # as in notebooks/14_vision_transformer.py
+MLP_HIDDEN = 280  # about the ViT's parameter count
+
+
+def main() -> None:
+    device = anatomy.pick_device()
+    split = load_digits_split(device)
+    anatomy.seed_everything(0)
+    vit = VisionTransformer(VisionTransformerConfig()).to(device)
+    run = train_digits(vit, split, steps=STEPS, progress=False)
+    vit_accuracy = accuracy(vit, split.test_images, split.test_labels)
+    anatomy.seed_everything(0)
+    mlp = pixel_mlp(MLP_HIDDEN).to(device)
+    mlp_run = train_digits(mlp, split, steps=STEPS, progress=False)
+    mlp_accuracy = accuracy(mlp, split.test_images, split.test_labels)
+    count = lambda model: sum(p.numel() for p in model.parameters())  # noqa: E731
+    print(f"V1 ViT on the digits, {STEPS} steps on {device} ({torch.get_num_threads()} threads), "
+          f"{count(vit):,} parameters")
+    print(f"   training time  {run.seconds:6.1f} s   goal <= 60 s  {'met' if run.seconds <= 60 else 'MISSED'}")
+    print(f"   test accuracy  {vit_accuracy:6.1%}     goal >= 97%   {'met' if vit_accuracy >= 0.97 else 'MISSED'}")
+    print(f"   MLP baseline   {mlp_accuracy:6.1%} in {mlp_run.seconds:.1f} s, {count(mlp):,} parameters")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,42 @@
+"""anatomy.copy_task: the data of notebook 00 and its three models."""
+import pytest
+import torch
+
+from anatomy.copy_task import (LETTERS, MAX_LENGTH, MODEL_NAMES, build_model, copy_pairs, copy_vocabulary,
+                               training_batches)
+
+
+def test_pairs_are_copies_of_the_asked_lengths_and_reproducible():
+    pairs = copy_pairs(200, seed=3, lengths=(5, 9))
+    assert all(source == target and 5 <= len(source) <= 9 and set(source) <= set(LETTERS) for source, target in pairs)
+    assert {len(source) for source, _ in pairs} == set(range(5, 10))
+    assert pairs == copy_pairs(200, seed=3, lengths=(5, 9)) != copy_pairs(200, seed=4, lengths=(5, 9))
+
+
+def test_each_training_batch_has_one_length_and_lengths_cover_the_range():
+    vocab = copy_vocabulary()
+    batches = training_batches(vocab, batch_size=4, seed=0)
+    lengths = set()
+    for _ in range(400):
+        batch = next(batches)
+        assert batch.src_mask.all()  # one length per batch: no padding
+        assert torch.equal(batch.labels[:, :-1], batch.src_ids)
+        lengths.add(batch.src_ids.size(1))
+    assert lengths == set(range(1, MAX_LENGTH + 1))
+
+
+@pytest.mark.parametrize("name", MODEL_NAMES)
+def test_every_model_reads_the_longest_string(name):
+    vocab = copy_vocabulary()
+    model = build_model(name, vocab).eval()
+    src = torch.randint(3, len(vocab), (2, MAX_LENGTH))
+    tgt = torch.randint(3, len(vocab), (2, MAX_LENGTH + 1))
+    with torch.no_grad():
+        assert model(src, tgt).logits.shape == (2, MAX_LENGTH + 1, len(vocab))
+
+
+def test_bad_model_name_and_lengths():
+    with pytest.raises(ValueError, match=r"model name must be one of .*got 'LSTM'"):
+        build_model("LSTM", copy_vocabulary())
+    with pytest.raises(ValueError, match=r"1 <= low <= high, got \(5, 2\)"):
+        copy_pairs(3, seed=0, lengths=(5, 2))
