@@ -15,6 +15,7 @@ from anatomy.generation import greedy_decode
 from anatomy.masks import causal_mask, causal_padding_mask, padding_mask
 from anatomy.multihead import AttentionHead, MultiHeadAttention, PerHeadMultiHeadAttention
 from anatomy.notebook import pick_device, seed_everything, setup_notebook, show_source
+from anatomy.plots import attention_heatmap, attention_heatmaps, mask_plot
 from anatomy.pretrained import (DEFAULT_CHECKPOINT, HubUnreachableError, default_model_dir,
                                 load_pretrained, resolve_checkpoint)
 from anatomy.transformer import Seq2SeqOutput, Transformer, TransformerConfig
