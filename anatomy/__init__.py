@@ -18,9 +18,10 @@ from anatomy.masks import causal_mask, causal_padding_mask, padding_mask
 from anatomy.multihead import AttentionHead, MultiHeadAttention, PerHeadMultiHeadAttention
 from anatomy.notebook import pick_device, seed_everything, setup_notebook, show_source
 from anatomy.persistent_memory import PersistentMemoryAttention, feedforward_as_attention
-from anatomy.product_keys import ProductKeyMemory, product_key_top_k
+from anatomy.plots import attention_heatmap, attention_heatmaps, mask_plot
 from anatomy.pretrained import (DEFAULT_CHECKPOINT, HubUnreachableError, default_model_dir,
                                 load_pretrained, resolve_checkpoint)
+from anatomy.product_keys import ProductKeyMemory, product_key_top_k
 from anatomy.rnn_seq2seq import AdditiveAttention, GRUSeq2Seq, RNNConfig
 from anatomy.tiled_attention import tiled_attention
 from anatomy.transformer import Seq2SeqOutput, Transformer, TransformerConfig

@@ -21,7 +21,7 @@ class TransformerEncoderLayer(nn.Module):
     """Self-attention and feed-forward, each wrapped in a residual connection and a LayerNorm.
 
     norm_first=False is post-LN (the paper, BERT): x = norm(x + sublayer(x)).
-    norm_first=True is pre-LN (GPT-2, the seed chapter): x = x + sublayer(norm(x)).
+    norm_first=True is pre-LN (GPT-2; Tunstall et al. 2022, ch. 3): x = x + sublayer(norm(x)).
     """
 
     def __init__(self, config: Any, norm_first: bool = False) -> None:

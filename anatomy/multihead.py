@@ -53,7 +53,7 @@ class AttentionHead(nn.Module):
 
 
 class PerHeadMultiHeadAttention(nn.Module):
-    """The seed's teaching version: a ModuleList of heads, concatenated, then out_proj."""
+    """The teaching version of Tunstall et al. (2022, ch. 3): a ModuleList of heads, concatenated, then out_proj."""
 
     def __init__(self, config: Any) -> None:
         super().__init__()

@@ -87,7 +87,8 @@ print(anatomy.DEFAULT_CHECKPOINT)
 print(type(tokenizer).__name__, "with", tokenizer.vocab_size, "tokens in its vocabulary")
 
 # %% [markdown]
-# The seed sentence of *NLP with Transformers*, chapter 3:
+# The running example of *Natural Language Processing with Transformers* (Tunstall, von Werra and
+# Wolf, 2022), chapter 3:
 
 # %%
 text = "time flies like an arrow"
@@ -106,8 +107,11 @@ tokenizer.decode([2051, 10029, 2066, 2019, 8612])
 
 # %% [markdown]
 # ## 2. Special tokens
-# BERT expects `[CLS]` at the start (its final vector summarises the whole input, which is what a
-# classifier reads) and `[SEP]` at the end of each segment. The tokenizer adds them by default.
+# BERT expects `[CLS]` at the start and `[SEP]` at the end of each segment. The tokenizer adds them
+# by default. BERT was pre-trained so that the final vector of `[CLS]` summarises the input, and a
+# BERT classifier reads that vector (notebook 05). Our default model is different: all-MiniLM-L6-v2
+# was trained as a sentence encoder with **mean pooling**, the average of all its token vectors
+# (Reimers and Gurevych, 2019), so for this model the average, not `[CLS]`, is the summary.
 
 # %%
 with_special = tokenizer(text).input_ids
@@ -119,10 +123,61 @@ print({token: tokenizer.convert_tokens_to_ids(token) for token in tokenizer.all_
 # ## 3. Sub-words
 # A word that is not in the vocabulary is split into pieces that are. A piece that continues a
 # word starts with `##`. Lower-casing and accent stripping happen first (this is an *uncased* model).
+# Look at the last word:
 
 # %%
 for word in ["Tokenization", "unbelievably", "transformers", "Café", "Seoul", "안녕"]:
     print(f"{word:>14} -> {tokenizer.tokenize(word)}")
+
+# %% [markdown]
+# ### Why Korean falls apart into jamo
+# "안녕" became six pieces, none of them a syllable. Two facts explain it.
+#
+# 1. To strip accents, the uncased tokenizer first applies Unicode **NFD** (canonical decomposition),
+#    which splits "é" into "e" + a combining accent, and then deletes the combining marks. NFD also
+#    splits every precomposed Hangul syllable into its conjoining **jamo**: 안 → ᄋ + ᅡ + ᆫ.
+#    Jamo are letters, not accents, so they survive the deletion, but the syllable is gone.
+# 2. The English vocabulary has no Hangul syllables at all, only about 70 jamo, so WordPiece can at
+#    best spell Korean letter by letter. Where a jamo is missing the whole word becomes `[UNK]`.
+
+# %%
+import unicodedata
+
+for sample in ["Café", "안"]:
+    pieces = unicodedata.normalize("NFD", sample)
+    print(f"{sample}: NFD -> {[f'{c} {unicodedata.name(c)}' for c in pieces]}")
+for sentence in ["난 너를 좋아해", "나는 자연어처리가 좋아"]:
+    print(f"{sentence}: {len(sentence)} characters -> {tokenizer.tokenize(sentence)}")
+
+# %% [markdown]
+# **What a Korean vocabulary does instead.** A Korean model (KcBERT, say) keeps the syllables: its
+# tokenizer does not strip accents, and its vocabulary was learned from Korean text. We can watch
+# that happen in miniature. Hugging Face's `tokenizers` trains a WordPiece vocabulary in well under a
+# second; we give it a few Korean sentences written for this course, with `strip_accents=False` so
+# that NFD never runs. (A real vocabulary is learned from gigabytes of text, not twenty sentences.)
+
+# %%
+from tokenizers import BertWordPieceTokenizer
+
+korean_text = [
+    "난 너를 좋아해", "난 너를 싫어해", "나는 너를 참 좋아해", "너는 나를 싫어해",
+    "나는 자연어를 좋아해", "자연어처리는 참 재미있다", "나는 자연어 처리가 좋다", "너는 참 좋은 사람이다",
+    "토큰화는 문장을 토큰으로 나눈다", "어텐션은 쿼리와 키를 비교한다", "인코더는 문장을 읽는다",
+    "디코더는 문장을 쓴다", "트랜스포머는 어텐션으로 문맥을 섞는다", "나는 트랜스포머가 좋다",
+]
+korean_wordpiece = BertWordPieceTokenizer(lowercase=False, strip_accents=False)
+korean_wordpiece.train_from_iterator(korean_text, vocab_size=200, min_frequency=2, show_progress=False)
+for sentence in ["나는 자연어처리가 좋아", "너는 참 좋다", "난 너를 좋아해"]:
+    english_vocabulary = tokenizer.tokenize(sentence)
+    korean_vocabulary = korean_wordpiece.encode(sentence, add_special_tokens=False).tokens
+    print(f"{sentence}\n  English vocabulary ({len(english_vocabulary):>2} pieces): {english_vocabulary}"
+          f"\n  Korean vocabulary  ({len(korean_vocabulary):>2} pieces): {korean_vocabulary}")
+
+# %% [markdown]
+# Twenty sentences are enough to see the difference: the Korean vocabulary cuts at syllables and
+# whole words ("나는", "좋아해"), while the English one spells jamo by jamo and gives up with
+# `[UNK]` on a letter it never saw. For a Korean class, that is the reason to fine-tune a model
+# whose vocabulary was built from Korean text.
 
 # %% [markdown]
 # ## 4. Sentence pairs and `token_type_ids`
@@ -218,16 +273,23 @@ print(f"match rate: {matches}/{len(sentences)} = {matches / len(sentences):.1%}"
 # - A tokenizer maps text to integer ids, the row numbers of a fixed vocabulary, and back.
 # - BERT adds `[CLS]` and `[SEP]`, marks segments with `token_type_ids`, and marks padding with
 #   `attention_mask`.
-# - WordPiece keeps the vocabulary small (30,522 entries) yet never gives up on a word: rare words
-#   become several `##` pieces.
+# - WordPiece keeps the vocabulary small (30,522 entries): a rare word becomes several `##` pieces.
+#   Only a word containing a character the vocabulary lacks becomes `[UNK]` (section 6).
+# - The uncased model applies NFD and strips accents, which turns Korean syllables into jamo. A Korean
+#   vocabulary keeps syllables and whole words, and so needs far fewer pieces per sentence.
 # - Our 100-line tokenizer reproduces Hugging Face's ids exactly on real text.
 #
 # ## Exercises
 # 1. Find a word that becomes `[UNK]` with this vocabulary. Why is it rare in English text?
+#    *Hint:* `[UNK]` means some character has no piece at all; try emoji, rare scripts or symbols,
+#    and check with `"x" in vocab` character by character.
 # 2. Tokenize a sentence in Korean. How many pieces per character do you get, and what does that
 #    mean for the length of Korean inputs to this model?
+#    *Hint:* divide `len(tokenizer.tokenize(s))` by `len(s.replace(" ", ""))`; remember the 512-token limit.
 # 3. Change `draft_wordpiece` to take the *shortest* match first. Which words change, and why is
 #    longest-match the better choice?
+#    *Hint:* let `end` grow from `start + 1` instead of shrinking from `len(word)`, then compare
+#    the number of pieces for "tokenization" and "unbelievably".
 #
 # ## Glossary · 용어집
 # | English | 한국어 |
@@ -240,3 +302,36 @@ print(f"match rate: {matches}/{len(sentences)} = {matches / len(sentences):.1%}"
 # | padding / truncation | 패딩 / 잘라내기 (절단) |
 # | attention mask | 어텐션 마스크 |
 # | encoder / decoder | 인코더 / 디코더 |
+# | Unicode normalization (NFD) | 유니코드 정규화 (NFD, 정준 분해) |
+# | jamo / syllable | 자모 / 음절 |
+# | mean pooling | 평균 풀링 |
+#
+# ## 핵심 요약
+# - 토크나이저는 텍스트를 어휘(사전)의 행 번호인 정수 ID로 바꾸고, 다시 텍스트로 되돌린다.
+# - BERT는 `[CLS]`와 `[SEP]`를 붙이고, `token_type_ids`로 문장을 구분하며, `attention_mask`로 패딩을 표시한다.
+# - WordPiece는 가장 긴 접두사부터 탐욕적으로 자르고, 어휘에 없는 문자가 있으면 단어 전체가 `[UNK]`가 된다.
+# - uncased 모델은 NFD 정규화 후 악센트를 지우므로 한글 음절이 자모로 쪼개진다. 한국어 어휘는 음절과 단어를 그대로 유지한다.
+# - 직접 만든 토크나이저가 실제 텍스트에서 Hugging Face와 같은 ID를 낸다.
+#
+# ## References
+# - Tunstall, L., von Werra, L. and Wolf, T. (2022). *Natural Language Processing with Transformers*,
+#   chapter 3 "Transformer Anatomy". O'Reilly. Korean edition: 『트랜스포머를 활용한 자연어 처리』,
+#   tr. 박해선, 한빛미디어, 2022.
+# - Vaswani, A. et al. (2017). Attention Is All You Need. *NeurIPS*.
+# - Devlin, J. et al. (2019). BERT: Pre-training of Deep Bidirectional Transformers for Language
+#   Understanding. *NAACL*.
+# - Schuster, M. and Nakajima, K. (2012). Japanese and Korean Voice Search. *ICASSP* (the origin of WordPiece).
+# - Wu, Y. et al. (2016). Google's Neural Machine Translation System. arXiv:1609.08144.
+# - Reimers, N. and Gurevych, I. (2019). Sentence-BERT: Sentence Embeddings using Siamese BERT-Networks.
+#   *EMNLP* (mean pooling, as in all-MiniLM-L6-v2).
+# - Unicode Standard Annex #15, *Unicode Normalization Forms* (NFD).
+#
+# ## For the curious
+# Which Hangul pieces does the English vocabulary hold? Only conjoining jamo, no syllable:
+
+# %%
+import re
+
+hangul = [t for t in vocab if re.search("[\u1100-\u11ff\uac00-\ud7a3]", t)]
+syllables = [t for t in hangul if re.search("[\uac00-\ud7a3]", t)]
+print(f"{len(hangul)} Hangul pieces, {len(syllables)} of them syllables; a few: {sorted(hangul)[:8]}")

@@ -104,7 +104,7 @@ assert static_similarity > 0.9999 and contextual_similarity < 0.9
 # *p* to the token at *p*. For sentence pairs it adds a third table, indexed by `token_type_ids`.
 # A LayerNorm and dropout finish the layer.
 #
-# A first draft, following the seed chapter:
+# A first draft, close to the `Embeddings` class of Tunstall, von Werra and Wolf (2022), chapter 3:
 
 # %%
 class DraftEmbeddings(nn.Module):
@@ -150,16 +150,6 @@ assert torch.equal(mine, theirs) and torch.equal(drafted, mine)
 print("draft == anatomy.Embeddings == Hugging Face BertEmbeddings, bit for bit:", tuple(mine.shape))
 
 # %% [markdown]
-# Bad input gets a clear message, not a cryptic index error deep inside PyTorch:
-
-# %%
-for bad in [torch.zeros(1, 513, dtype=torch.long), torch.tensor([[1.5, 2.0]]), torch.tensor([[3, -1]])]:
-    try:
-        ours(bad)
-    except ValueError as error:
-        print("ValueError:", error)
-
-# %% [markdown]
 # ## 4. Positions, computed: the sinusoidal encoding
 # The original Transformer did not learn its positions. It computed them (Vaswani et al., 2017, §3.5):
 #
@@ -200,7 +190,9 @@ for k in [1, 3, 10]:
 #   angle proportional to their position, the same rotation as $M_k$ above. The dot product of
 #   query and key then depends only on their distance.
 #
-# Both act inside attention rather than on the input. We will meet them again after notebook 04.
+# Both act inside attention rather than on the input. The decoder branch of the series builds RoPE
+# into our attention for a small GPT
+# ([issue #14](https://github.com/transformer-anatomy/transformer-anatomy/issues/14)).
 #
 # ## Takeaways
 # - `nn.Embedding` is a lookup table, a cheaper one-hot matrix product.
@@ -213,8 +205,14 @@ for k in [1, 3, 10]:
 # ## Exercises
 # 1. Compute the cosine similarity between the learned position embeddings of positions 0…50 of
 #    the pretrained model and plot it as a heat-map. Does it look like the sinusoidal one?
+#    *Hint:* take `model.embeddings.position_embeddings.weight[:51]`, normalise the rows with
+#    `F.normalize`, and plot `P @ P.T` with `plt.imshow` and a colour bar.
 # 2. Show numerically that `PE(p) · PE(p+k)` depends on *k* but not on *p*.
+#    *Hint:* for a fixed *k*, compute `(encoding[:-k] * encoding[k:]).sum(-1)` and look at its spread;
+#    each sin/cos pair contributes cos(k ω_i).
 # 3. Why does BERT refuse inputs longer than 512 tokens, while the sinusoidal encoding could go on?
+#    *Hint:* look at the shape of `position_embeddings.weight`, and at what `sinusoidal_positions`
+#    needs to compute row 600.
 #
 # ## Glossary · 용어집
 # | English | 한국어 |
@@ -226,3 +224,31 @@ for k in [1, 3, 10]:
 # | token type (segment) embedding | 토큰 유형(세그먼트) 임베딩 |
 # | layer normalization | 층 정규화 |
 # | cosine similarity | 코사인 유사도 |
+# | relative position / rotary embedding (RoPE) | 상대 위치 / 회전 위치 임베딩 (RoPE) |
+#
+# ## 핵심 요약
+# - `nn.Embedding`은 룩업 테이블이며, 원-핫 벡터와 행렬의 곱을 싸게 계산한 것이다.
+# - 토큰 임베딩은 문맥을 모른다: "flies"는 어느 문장에서나 같은 벡터이고, 문맥은 어텐션이 더한다.
+# - BERT는 학습된 위치 임베딩과 토큰 유형 임베딩을 더한 뒤 층 정규화와 드롭아웃을 적용한다. `anatomy.Embeddings`는 이를 비트 단위까지 재현한다.
+# - 사인파 위치 인코딩은 학습이 필요 없고, 위치를 k만큼 옮기는 것은 고정된 선형 변환(회전)이다.
+#
+# ## References
+# - Tunstall, L., von Werra, L. and Wolf, T. (2022). *Natural Language Processing with Transformers*,
+#   chapter 3 "Transformer Anatomy". O'Reilly. Korean edition: 『트랜스포머를 활용한 자연어 처리』,
+#   tr. 박해선, 한빛미디어, 2022.
+# - Vaswani, A. et al. (2017). Attention Is All You Need. *NeurIPS*, §3.4–3.5.
+# - Devlin, J. et al. (2019). BERT: Pre-training of Deep Bidirectional Transformers for Language
+#   Understanding. *NAACL*.
+# - Shaw, P., Uszkoreit, J. and Vaswani, A. (2018). Self-Attention with Relative Position Representations. *NAACL*.
+# - Su, J. et al. (2021). RoFormer: Enhanced Transformer with Rotary Position Embedding. arXiv:2104.09864.
+# - Alammar, J. (2018). *The Illustrated Transformer* (blog post; Korean translation on nlpinkorean).
+#
+# ## For the curious
+# Bad input gets a clear message, not a cryptic index error deep inside PyTorch:
+
+# %%
+for bad in [torch.zeros(1, 513, dtype=torch.long), torch.tensor([[1.5, 2.0]]), torch.tensor([[3, -1]])]:
+    try:
+        ours(bad)
+    except ValueError as error:
+        print("ValueError:", error)

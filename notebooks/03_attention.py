@@ -96,6 +96,30 @@ ax.legend()
 plt.show()
 
 # %% [markdown]
+# **Does it really saturate?** Let 1,000 queries each score 8 random keys, take the softmax, and
+# backpropagate a random upstream gradient. Two numbers per width: the largest weight in a row
+# (1/8 would be uniform, 1 is one-hot) and the size of the gradient that reaches the scores.
+
+# %%
+torch.manual_seed(0)
+print(f"{'d':>6} | {'max weight':>10} {'|grad|':>7} | {'max weight ÷√d':>14} {'|grad| ÷√d':>10}")
+for d in [16, 256, 4096]:
+    queries, keys_ = torch.randn(1_000, d), torch.randn(1_000, 8, d)
+    numbers = []
+    for scale in (1.0, 1 / math.sqrt(d)):
+        s = ((keys_ @ queries[:, :, None]).squeeze(-1) * scale).requires_grad_()  # (1000, 8) scores
+        w = torch.softmax(s, dim=-1)
+        (w * torch.randn_like(w)).sum().backward()
+        numbers += [w.max(-1).values.mean().item(), s.grad.norm(dim=-1).mean().item()]
+    print(f"{d:>6} | {numbers[0]:>10.2f} {numbers[1]:>7.3f} | {numbers[2]:>14.2f} {numbers[3]:>10.3f}")
+assert numbers[0] > 0.95 and numbers[1] < numbers[3] / 10  # d = 4096: saturated, gradient 10× smaller
+
+# %% [markdown]
+# Without the scaling, the biggest weight climbs towards 1 as d grows and the gradient shrinks
+# more than tenfold by d = 4096: the softmax is saturated and barely learns. With ÷√d both stay
+# where they were at d = 16.
+
+# %% [markdown]
 # ## 2. Hard and soft attention
 # **Hard** attention picks the single best key: the weights are one-hot (argmax). **Soft**
 # attention uses a softmax with an inverse temperature β, $w_j = e^{\beta s_j} / \sum_l e^{\beta s_l}$.
@@ -137,8 +161,8 @@ print(store["dog"], round(dict_as_attention("dog"), 4))
 
 # %% [markdown]
 # ## 3. Step by step on "time flies like an arrow"
-# As in the seed chapter, we take the token embeddings as queries, keys *and* values (no projections
-# yet; notebook 04 adds them). We use the pretrained model's embedding table, which is 384 wide.
+# As in Tunstall, von Werra and Wolf (2022, chapter 3), we take the token embeddings as queries, keys
+# *and* values (no projections yet; notebook 04 adds them). We use the pretrained model's embedding table, which is 384 wide.
 
 # %%
 tokenizer, model = anatomy.load_pretrained()
@@ -172,15 +196,14 @@ attn_outputs.shape
 
 # %%
 tokens = tokenizer.convert_ids_to_tokens(inputs.input_ids[0])
-fig, ax = plt.subplots(figsize=(4, 3.5))
-ax.imshow(weights[0], cmap="Blues")
-ax.set(xticks=range(5), xticklabels=tokens, yticks=range(5), yticklabels=tokens,
-       xlabel="key", ylabel="query", title="Weights with q = k = v")
+anatomy.attention_heatmap(weights[0], tokens, tokens, title="Weights with q = k = v")
 plt.show()
 
 # %% [markdown]
 # With q = k every token matches itself best, which is why the diagonal dominates. Learned query and
-# key projections (notebook 04) break this symmetry.
+# key projections (notebook 04) break this symmetry. `anatomy.attention_heatmap` draws every
+# attention plot in the series the same way: queries down the side, keys along the bottom, and a
+# colour bar for the weights.
 #
 # ### The package's version
 # `anatomy.scaled_dot_product_attention` takes any leading batch and head dimensions and an optional
@@ -211,13 +234,11 @@ causal = anatomy.causal_mask(6)  # (T, T)
 padding = anatomy.padding_mask(batch.attention_mask)  # (B, 1, 1, T)
 print("causal:", tuple(causal.shape), " padding:", tuple(padding.shape))
 
-fig, axes = plt.subplots(1, 2, figsize=(8, 3.4))
-axes[0].imshow(causal, cmap="Greens")
-axes[0].set(title="causal_mask(6)", xlabel="key", ylabel="query")
+fig, axes = plt.subplots(1, 2, figsize=(11, 3.8), constrained_layout=True)
+anatomy.mask_plot(causal, ax=axes[0], title="causal_mask(6)")
 labels = tokenizer.convert_ids_to_tokens(batch.input_ids[1])
-axes[1].imshow(padding[1, 0].expand(len(labels), -1), cmap="Greens")
-axes[1].set(title="padding_mask, sentence 2", xticks=range(len(labels)), xlabel="key", ylabel="query")
-axes[1].set_xticklabels(labels, rotation=45)
+anatomy.mask_plot(padding[1, 0].expand(len(labels), -1), labels, labels, ax=axes[1],
+                  title="padding_mask, sentence 2 (broadcast over queries)")
 plt.show()
 
 # %% [markdown]
@@ -253,9 +274,17 @@ viz.neuron_view("the cat sat", "it slept", layer=0, head=0)
 #
 # ## Exercises
 # 1. Repeat the √d experiment with keys drawn with variance 4. What should the scale factor be?
-# 2. Compute the entropy of each row of `weights` in section 3 as β varies. When is attention "sharp"?
+#    *Hint:* the variance of a sum of independent terms adds up; what is var(q_i k_i) when
+#    var(q_i) = 1 and var(k_i) = 4?
+# 2. Multiply the scores of section 3 by an inverse temperature β (as in section 2) before the
+#    softmax, and compute the entropy of each row of the weights for β from 0 to 5. When is
+#    attention "sharp"?
+#    *Hint:* entropy is `-(w * w.log()).sum(-1)`; it is log 5 ≈ 1.61 for uniform weights over
+#    5 keys and 0 for one-hot weights.
 # 3. Build a padding mask by hand for a batch of three sentences and check that every `[PAD]`
 #    column of the weights is zero.
+#    *Hint:* `tokenizer(..., padding=True, return_tensors="pt").attention_mask` gives the 1s and 0s;
+#    `anatomy.padding_mask` turns them into (B, 1, 1, T).
 #
 # ## Glossary · 용어집
 # | English | 한국어 |
@@ -267,3 +296,37 @@ viz.neuron_view("the cat sat", "it slept", layer=0, head=0)
 # | hard vs soft attention | 하드 어텐션 vs 소프트 어텐션 |
 # | causal mask | 인과 마스크 |
 # | padding mask | 패딩 마스크 |
+# | saturation (of the softmax) | (소프트맥스의) 포화 |
+# | cross-attention | 교차 어텐션 |
+#
+# ## 핵심 요약
+# - 어텐션은 softmax(QKᵀ/√d)V: 쿼리와 키를 비교하고, 정규화하고, 값을 가중 평균한다.
+# - √d로 나누지 않으면 내적의 분산이 d만큼 커져 소프트맥스가 포화되고, 기울기가 열 배 이상 작아진다.
+# - 역온도 β가 크면 소프트맥스는 argmax(하드 어텐션)에 가까워지고, 파이썬 딕셔너리는 정확히 일치하는 키에 대한 하드 어텐션이다.
+# - 마스크는 불리언이며 True는 "어텐션 가능"을 뜻한다. 인과 마스크는 미래를, 패딩 마스크는 `[PAD]`를 가린다.
+# - `anatomy.scaled_dot_product_attention`은 PyTorch 커널과 같은 값을 내고 가중치도 돌려준다.
+#
+# ## References
+# - Vaswani, A. et al. (2017). Attention Is All You Need. *NeurIPS*, §3.2.1 and footnote 4 (why ÷√d_k).
+# - Tunstall, L., von Werra, L. and Wolf, T. (2022). *Natural Language Processing with Transformers*,
+#   chapter 3 "Transformer Anatomy". O'Reilly. Korean edition: 『트랜스포머를 활용한 자연어 처리』,
+#   tr. 박해선, 한빛미디어, 2022.
+# - Canziani, A. (2020). NYU Deep Learning (LeCun and Canziani), week 12 practicum "Attention and the
+#   Transformer" (hard vs soft attention, β, the key-value store).
+# - Alammar, J. (2018). *The Illustrated Transformer* (blog post; Korean translation on nlpinkorean).
+# - Bahdanau, D., Cho, K. and Bengio, Y. (2015). Neural Machine Translation by Jointly Learning to
+#   Align and Translate. *ICLR*.
+# - Vig, J. (2019). A Multiscale Visualization of Attention in the Transformer Model. *ACL* (BertViz).
+# - Zhang, A. et al. *Dive into Deep Learning*, §11 "Attention Mechanisms and Transformers" (the
+#   `show_heatmaps` idea behind `anatomy.plots`).
+#
+# ## For the curious
+# The plotting helper refuses what it cannot draw honestly, such as a mask that is not boolean (is
+# 1.0 "may attend" or "blocked"?):
+
+# %%
+try:
+    anatomy.mask_plot(torch.ones(3, 3))
+except ValueError as error:
+    print("ValueError:", error)
+plt.close("all")

@@ -54,6 +54,7 @@ device = anatomy.setup_notebook(seed=0)
 
 # %%
 import torch
+import torch.nn.functional as F
 from torch import nn
 from transformers import BertConfig, BertModel
 
@@ -81,7 +82,7 @@ print("position-wise: FFN(x)[:, t] == FFN(x[:, t]) for every t")
 
 # %% [markdown]
 # "Position-wise" has another name. Applying one linear layer to every position is a 1-D
-# convolution with kernel size 1, as the NYU seed puts it:
+# convolution with kernel size 1, as Canziani's NYU lecture (NYU Deep Learning 2020, week 12) puts it:
 
 # %%
 conv = nn.Conv1d(config.hidden_size, config.intermediate_size, kernel_size=1)
@@ -115,13 +116,49 @@ print("with γ=2, β=0.5 → means", affine.mean(-1).numpy().round(4), "variance
 # Each sublayer *adds* its output to its input: `x + sublayer(x)`. The sublayer only has to learn a
 # correction, and gradients flow straight through the `+` to the first layers, so deep stacks train.
 #
+# **What goes wrong without them? Numbers.** Stack 24 randomly initialised encoder layers (our
+# model has 6) and push ten random token vectors through them, once with the residual `x +` and once
+# without. Two questions: do the ten tokens still differ from each other at the end, and does the
+# output still remember the input?
+
+# %%
+def deep_stack(x, layers, residual):
+    for layer in layers:  # post-LN, as BERT; `keep` is the residual path
+        keep = x if residual else 0
+        x = layer.layer_norm_1(keep + layer.self_attn(x)[0])
+        keep = x if residual else 0
+        x = layer.layer_norm_2(keep + layer.feed_forward(x))
+    return x
+
+
+torch.manual_seed(0)
+stack = [anatomy.TransformerEncoderLayer(config).eval() for _ in range(24)]
+inputs = torch.randn(1, 10, config.hidden_size)  # (B, T, D): ten random tokens
+with torch.no_grad():
+    for residual in (True, False):
+        output = deep_stack(inputs, stack, residual)[0]  # (T, D)
+        unit = F.normalize(output, dim=-1)
+        between_tokens = (unit @ unit.T)[~torch.eye(10, dtype=torch.bool)].mean().item()
+        with_input = F.cosine_similarity(output, inputs[0], dim=-1).mean().item()
+        print(f"residual={residual!s:<5}: cosine between different tokens {between_tokens:.3f}, "
+              f"cosine of each token with its own input {with_input:.3f}")
+        if not residual:
+            assert between_tokens > 0.99 and abs(with_input) < 0.05
+
+# %% [markdown]
+# Without the residual path, after 24 layers all ten tokens have become **the same vector**
+# (cosine 1.000) and none resembles its input (cosine ≈ 0): attention averages tokens together at
+# every layer, and nothing carries the original signal around it. Dong et al. (2021) prove that pure
+# attention loses rank doubly exponentially with depth, and that the skip connections are what stop
+# it. With them, the tokens stay distinct and each still carries part of its input.
+#
 # ## 4. The encoder layer, in two placements
 # Where does the LayerNorm go?
 #
 # ![Post-LN and pre-LN](../images/pre_post_ln.svg)
 #
 # - **Post-LN** (the 2017 paper, BERT, our default model): `x = norm(x + sublayer(x))`.
-# - **Pre-LN** (GPT-2, most modern models, and the seed chapter's code): `x = x + sublayer(norm(x))`.
+# - **Pre-LN** (GPT-2, most modern models, and the book's code, Tunstall et al. 2022): `x = x + sublayer(norm(x))`.
 #
 # Post-LN normalises the residual stream after every layer. Early in training its gradients near the
 # output are large, so it needs a learning-rate **warm-up** to train stably (Xiong et al., 2020).
@@ -196,17 +233,6 @@ assert hidden_difference < 1e-5 and max(attention_differences) < 1e-5
 print(f"last_hidden_state matches Hugging Face within 1e-5 at all {int(real.sum())} real tokens")
 
 # %% [markdown]
-# The differences, layer by layer. They are float32 rounding noise, whose last digits vary between
-# CPUs, so nbval ignores this one cell (the assert above is what it checks):
-
-# %%
-# NBVAL_IGNORE_OUTPUT
-print("layer   max |ours - HF| attention weights")
-for i, difference in enumerate(attention_differences):
-    print(f"{i:>5}   {difference:.1e}")
-print(f"final   {hidden_difference:.1e} hidden states")
-
-# %% [markdown]
 # **Heads are slices, again.** The per-head teaching layer of notebook 04 can hold the same
 # pretrained weights: head *h* takes rows `32h … 32h+31` of each fused projection. It gives the same
 # output on real hidden states:
@@ -237,8 +263,12 @@ print(f"ours: {ours_count:,}   HF BertModel (no pooler): {hf_count:,}")
 
 # %% [markdown]
 # ## 9. A classification head
-# For a sentence-level task, read the `[CLS]` vector of the last layer, apply dropout and a linear
-# layer with one output per label:
+# For a sentence-level task, BERT's recipe reads the `[CLS]` vector of the last layer, applies
+# dropout and a linear layer with one output per label. BERT was pre-trained to make `[CLS]` a
+# summary (its next-sentence objective reads it). Our default model was not: all-MiniLM-L6-v2 was
+# trained as a sentence encoder whose summary is the **mean** of its token vectors (Reimers and
+# Gurevych, 2019). Fine-tuning trains the head and the encoder together, so `[CLS]` works either way,
+# but for this model's sentence embeddings, average the tokens (exercise 4).
 
 # %%
 anatomy.show_source(anatomy.TransformerForSequenceClassification)
@@ -252,17 +282,6 @@ with torch.no_grad():
 print("logits:", tuple(logits.shape), "(untrained head: fine-tuning would train it)")
 
 # %% [markdown]
-# Bad input fails loudly, before any silent broadcasting:
-
-# %%
-for attempt in [lambda: encoder(batch.input_ids, attention_mask=batch.attention_mask[:, :-1]),
-                lambda: encoder(batch.input_ids, token_type_ids=torch.full_like(batch.input_ids, 2))]:
-    try:
-        attempt()
-    except ValueError as error:
-        print("ValueError:", error)
-
-# %% [markdown]
 # ## Takeaways
 # - An encoder layer = self-attention + a position-wise feed-forward network, each with a residual
 #   connection and a LayerNorm, placed after (post-LN) or before (pre-LN) the sublayer.
@@ -274,10 +293,21 @@ for attempt in [lambda: encoder(batch.input_ids, attention_mask=batch.attention_
 # ## Exercises
 # 1. Load the weights into a `TransformerEncoder(config, norm_first=True)`. How far are its outputs
 #    from BERT's, and why is that expected?
+#    *Hint:* a plain `load_state_dict(encoder.state_dict())` fails, because the pre-LN encoder has a
+#    `final_norm` (`final_norm.weight`, `final_norm.bias`) that BERT lacks. Pass `strict=False` and
+#    check that the only missing keys are those two (they keep their initial γ = 1, β = 0).
 # 2. Remove the residual connection around the feed-forward network in one layer of the pretrained
 #    encoder. How much does the output change?
+#    *Hint:* reuse `deep_stack` from section 3 on `encoder.layers`, with the residual kept everywhere
+#    except around one feed-forward; compare `last_hidden_state` by cosine similarity.
 # 3. Count the parameters in one encoder layer by hand (attention, feed-forward, two LayerNorms) and
 #    check your count with code.
+#    *Hint:* 4 projections of D × D + D, two feed-forward matrices D × F + F and F × D + D, and 2 × 2D
+#    for the LayerNorms; check with `sum(p.numel() for p in encoder.layers[0].parameters())`.
+# 4. Compute a sentence embedding the way all-MiniLM-L6-v2 was trained (mean of the real tokens'
+#    vectors) and with `[CLS]`. Which ranks "fruit flies like a banana" closer to "time flies like an
+#    arrow" than to an unrelated sentence of your choice?
+#    *Hint:* mean pooling is `(h * m).sum(1) / m.sum(1)` with `m = attention_mask[..., None]`.
 #
 # ## Glossary · 용어집
 # | English | 한국어 |
@@ -285,8 +315,54 @@ for attempt in [lambda: encoder(batch.input_ids, attention_mask=batch.attention_
 # | feed-forward network (position-wise) | (위치별) 피드포워드 신경망 |
 # | layer normalization | 층 정규화 |
 # | residual (skip) connection | 잔차 연결 (스킵 연결) |
-# | pre-LN / post-LN | 사전 정규화 / 사후 정규화 |
+# | pre-LN / post-LN | Pre-LN / Post-LN |
 # | warm-up | 워밍업 (학습률 예열) |
 # | permutation equivariance | 순열 등변성 |
 # | pretrained weights | 사전 학습된 가중치 |
 # | classification head | 분류 헤드 |
+# | mean pooling | 평균 풀링 |
+# | rank collapse | 랭크 붕괴 |
+#
+# ## 핵심 요약
+# - 인코더 층은 셀프 어텐션과 위치별 피드포워드 신경망으로 이루어지며, 각각 잔차 연결과 층 정규화(Post-LN 또는 Pre-LN)를 갖는다.
+# - 잔차 연결이 없으면 24층을 지난 뒤 모든 토큰이 같은 벡터가 되고(코사인 1.000) 입력을 잊는다.
+# - 위치 정보가 없으면 어텐션은 순열 등변적이다. 위치 임베딩이 어순의 유일한 출처다.
+# - BERT의 가중치를 복사하면 직접 만든 인코더가 Hugging Face `BertModel`과 1e-5 이내로 같은 값을 낸다.
+# - BERT는 `[CLS]`를 요약으로 읽지만, 기본 모델 all-MiniLM-L6-v2는 평균 풀링으로 학습되었다.
+#
+# ## References
+# - Vaswani, A. et al. (2017). Attention Is All You Need. *NeurIPS*, §3.1 and §3.3.
+# - Devlin, J. et al. (2019). BERT: Pre-training of Deep Bidirectional Transformers for Language
+#   Understanding. *NAACL*.
+# - Tunstall, L., von Werra, L. and Wolf, T. (2022). *Natural Language Processing with Transformers*,
+#   chapter 3 "Transformer Anatomy". O'Reilly. Korean edition: 『트랜스포머를 활용한 자연어 처리』,
+#   tr. 박해선, 한빛미디어, 2022.
+# - Canziani, A. (2020). NYU Deep Learning (LeCun and Canziani), week 12 practicum "Attention and the Transformer".
+# - He, K. et al. (2016). Deep Residual Learning for Image Recognition. *CVPR*.
+# - Ba, J. L., Kiros, J. R. and Hinton, G. E. (2016). Layer Normalization. arXiv:1607.06450.
+# - Xiong, R. et al. (2020). On Layer Normalization in the Transformer Architecture. *ICML*.
+# - Dong, Y., Cordonnier, J.-B. and Loukas, A. (2021). Attention is Not All You Need: Pure Attention
+#   Loses Rank Doubly Exponentially with Depth. *ICML*.
+# - Reimers, N. and Gurevych, I. (2019). Sentence-BERT. *EMNLP* (mean pooling).
+#
+# ## For the curious
+# **The differences, layer by layer**, of section 7. They are float32 rounding noise, whose last
+# digits vary between CPUs, so nbval ignores this one cell (the assert in section 7 is what it checks):
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+print("layer   max |ours - HF| attention weights")
+for i, difference in enumerate(attention_differences):
+    print(f"{i:>5}   {difference:.1e}")
+print(f"final   {hidden_difference:.1e} hidden states")
+
+# %% [markdown]
+# **Bad input** fails loudly, before any silent broadcasting:
+
+# %%
+for attempt in [lambda: encoder(batch.input_ids, attention_mask=batch.attention_mask[:, :-1]),
+                lambda: encoder(batch.input_ids, token_type_ids=torch.full_like(batch.input_ids, 2))]:
+    try:
+        attempt()
+    except ValueError as error:
+        print("ValueError:", error)

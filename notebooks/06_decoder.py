@@ -64,23 +64,11 @@ from torch import nn
 
 from anatomy.torch_reference import to_torch_transformer
 
-
-def show_weights(ax, weights, title, rows=None, columns=None):
-    """One attention matrix as a heat-map; masked cells (weight exactly 0) stay white."""
-    ax.imshow(weights.detach().cpu(), cmap="Blues", vmin=0, vmax=1)
-    ax.set_title(title, fontsize=10)
-    ax.set_xlabel("key (attended to)")
-    ax.set_ylabel("query")
-    if rows is not None:
-        ax.set_yticks(range(len(rows)), rows)
-    if columns is not None:
-        ax.set_xticks(range(len(columns)), columns)
-
 # %% [markdown]
 # ## 1. The causal mask
 # During training the decoder sees the whole target sentence at once (this is called **teacher
 # forcing**) and predicts every next token in parallel. The row for position *i* must only use
-# positions 0 … *i*. The seed builds the mask the classic way: a lower-triangular matrix of ones,
+# positions 0 … *i*. Tunstall, von Werra and Wolf (2022, ch. 3) build the mask the classic way: a lower-triangular matrix of ones,
 # `-inf` wherever it is 0, then a softmax, which turns `-inf` into a weight of exactly 0.
 
 # %%
@@ -104,10 +92,11 @@ anatomy.show_source(anatomy.causal_mask)
 
 # %%
 words = ["<bos>", "the", "cat", "sat", "down"]
-fig, axes = plt.subplots(1, 2, figsize=(8, 3.4))
-show_weights(axes[0], torch.softmax(scores[0], dim=-1), "no mask: every token sees all", words, words)
-show_weights(axes[1], weights[0], "causal mask: only the past", words, words)
-plt.tight_layout()
+fig, axes = plt.subplots(1, 3, figsize=(15, 3.6), constrained_layout=True)
+anatomy.mask_plot(anatomy.causal_mask(T), words, words, ax=axes[0], title="causal_mask(5)")
+anatomy.attention_heatmap(torch.softmax(scores[0], dim=-1), words, words, ax=axes[1],
+                          title="no mask: every token sees all")
+anatomy.attention_heatmap(weights[0], words, words, ax=axes[2], title="causal mask: only the past")
 plt.show()
 
 # %% [markdown]
@@ -129,9 +118,9 @@ print("causal: outputs 0-2 unchanged when tokens 3-4 change; without the mask th
 
 # %% [markdown]
 # **Why the decoder would cheat.** With teacher forcing, the decoder reads `<bos> y1 y2 y3` and must
-# predict `y1 y2 y3 <eos>`: the label at position *i* is exactly the input at position *i + 1*. An
-# attention head that simply looks one step ahead would copy every answer and reach zero loss
-# without learning anything. Here is that head, written by hand: it puts all its weight on the next
+# predict `y1 y2 y3 <eos>`: the label at position *i* is exactly the input at position *i + 1*, for
+# every position but the last. An attention head that simply looks one step ahead would copy all
+# those answers without learning anything; only the final `<eos>` is not in the input to copy. Here is that head, written by hand: it puts all its weight on the next
 # position, and its values are the one-hot input tokens.
 
 # %%
@@ -147,9 +136,11 @@ for name, mask in [("no mask", None), ("causal mask", anatomy.causal_mask(T))]:
     print(f"{name:<12} predicts {[vocabulary[i] for i in predictions]}  accuracy {accuracy:.0%}")
 
 # %% [markdown]
-# Without the mask the copying head gets every answer that is in the input (all but the final
-# `<eos>`) while knowing nothing about language, and it is useless at inference, when the future
-# tokens do not exist yet. With the mask, looking ahead is impossible, so the only way to
+# Without the mask the copying head gets 4 of the 5 answers (80%): every answer that is in the
+# input, all but the final `<eos>`, which it cannot copy because it is never read. On a target of
+# *n* tokens it gets *n − 1* of *n*, so on long sentences the loss on the copied positions drops
+# close to zero while the model knows nothing about language, and it is useless at inference, when
+# the future tokens do not exist yet. With the mask, looking ahead is impossible, so the only way to
 # lower the loss is to actually learn the task.
 #
 # ## 2. Padding and causal masks together
@@ -168,16 +159,16 @@ anatomy.show_source(anatomy.causal_padding_mask)
 # %%
 x = torch.randn(2, 1, 5, D)  # (B, H, T, D) with one head
 _, weights = anatomy.scaled_dot_product_attention(x, x, x, anatomy.causal_padding_mask(attention_mask))
-fig, axes = plt.subplots(1, 2, figsize=(8, 3.4))
-show_weights(axes[0], weights[0, 0], "full sentence: causal", words, words)
-show_weights(axes[1], weights[1, 0], "3 tokens + 2 pads: causal & padding", words[:3] + ["<pad>"] * 2,
-             words[:3] + ["<pad>"] * 2)
-plt.tight_layout()
+padded = words[:3] + ["<pad>"] * 2
+fig, axes = plt.subplots(1, 3, figsize=(15, 3.6), constrained_layout=True)
+anatomy.mask_plot(draft[1, 0], padded, padded, ax=axes[0], title="causal & padding mask, sentence 2")
+anatomy.attention_heatmap(weights[0, 0], words, words, ax=axes[1], title="full sentence: causal")
+anatomy.attention_heatmap(weights[1, 0], padded, padded, ax=axes[2], title="3 tokens + 2 pads: causal & padding")
 plt.show()
 
 # %% [markdown]
 # **Rows with nothing to attend to.** With left padding (the pads come first, as some generation
-# code does), the first query may attend to no key at all. Softmax over a row of only `-inf` is
+# code does), the first two queries (rows 0 and 1, both `<pad>`) may attend to no key at all. Softmax over a row of only `-inf` is
 # 0/0 = NaN, and one NaN spreads through every later layer. Our `scaled_dot_product_attention`
 # returns zero weights and a zero output for such a row, as PyTorch's fused kernel does:
 
@@ -186,13 +177,13 @@ left_padded = torch.tensor([[0, 0, 1, 1, 1]])
 mask = anatomy.causal_padding_mask(left_padded)[0, 0]
 print(mask.int())
 scores = torch.randn(5, 5)
-print("plain softmax, row 0:", torch.softmax(scores.masked_fill(~mask, float("-inf")), dim=-1)[0])
+print("plain softmax, rows 0-1:", torch.softmax(scores.masked_fill(~mask, float("-inf")), dim=-1)[:2])
 q = k = v = torch.randn(1, 5, D)
 output, weights = anatomy.scaled_dot_product_attention(q, k, v, mask)
 reference = nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask)
 assert not output.isnan().any() and output[0, :2].abs().max() == 0
 torch.testing.assert_close(output, reference)
-print("anatomy, row 0:      ", weights[0, 0], "→ output row 0 is all zeros, no NaN, as torch's")
+print("anatomy, rows 0-1:", weights[0, :2], "→ output rows 0-1 are all zeros, no NaN, as torch's")
 
 # %% [markdown]
 # ## 3. Sidebar: demystifying encoder-decoder attention
@@ -235,9 +226,7 @@ print("scores are Tq × Ts =", tuple(weights.shape[1:]), "| weight on source pad
 
 # %%
 target_words, source_words = ["<bos>", "le", "chat", "dort"], ["the", "cat", "is", "asleep", "<pad>", "<pad>"]
-fig, ax = plt.subplots(figsize=(5, 3))
-show_weights(ax, weights[1], "cross-attention (random vectors)", target_words, source_words)
-plt.tight_layout()
+anatomy.attention_heatmap(weights[1], target_words, source_words, title="cross-attention (random vectors)")
 plt.show()
 
 # %% [markdown]
@@ -272,19 +261,6 @@ with torch.no_grad():
 print("output", tuple(output.shape), "| self-attention", tuple(self_weights.shape),
       "| cross-attention", tuple(cross_weights.shape))
 anatomy.show_source(anatomy.TransformerDecoderLayer.forward)
-
-# %% [markdown]
-# A decoder layer without memory has nothing to cross-attend to. That is a mistake worth a clear
-# message rather than a shape error three calls deeper:
-
-# %%
-for attempt in [lambda: layer(decoder_states, None),
-                lambda: layer(decoder_states, memory[:1]),
-                lambda: layer(decoder_states, memory, self_mask, anatomy.causal_mask(Tq))]:
-    try:
-        attempt()
-    except ValueError as error:
-        print("ValueError:", error)
 
 # %% [markdown]
 # ## 5. The whole Transformer
@@ -351,20 +327,69 @@ generated = anatomy.greedy_decode(model, src_ids, src_mask, max_length=6)
 print(generated.tolist())
 
 # %% [markdown]
-# Bad input is caught before it turns into a confusing shape error:
-
-# %%
-for attempt in [lambda: model(src_ids, tgt_ids, src_mask[:, :-1]),
-                lambda: model(src_ids, tgt_ids, tgt_mask=tgt_mask[None]),
-                lambda: model(src_ids, torch.full_like(tgt_ids, 20)),
-                lambda: model.decode(tgt_ids, None)]:
-    try:
-        attempt()
-    except ValueError as error:
-        print("ValueError:", error)
+# ## Takeaways
+# - The causal mask (`torch.tril`) is what makes teacher forcing honest: position *i* cannot see
+#   the token it is asked to predict.
+# - Masks combine with `&`. A row with no allowed key must give zeros, not NaN.
+# - Cross-attention is ordinary multi-head attention with `key = value = memory`: a Tq × Ts
+#   rectangle, masked only by the source padding.
+# - Our `Transformer` matches `torch.nn.Transformer` to 1e-5, and the paper's parameter counts to
+#   within the rounding of its vocabulary size.
+#
+# ## Exercises
+# 1. Remove the causal mask from `Transformer.decode` and train notebook 07's model for 50 steps.
+#    What happens to the training loss, and to the greedy translations? Explain with section 1.
+#    *Hint:* the causal mask is built inside `Transformer.decode` (see `anatomy.show_source`); train
+#    with `anatomy.dates_translator.train_dates(model, vocab, steps=50)` and compare with the masked run.
+# 2. `greedy_decode` re-runs the decoder over the whole prefix at every step. Which tensors could be
+#    cached between steps (a *KV cache*), and which could not?
+#    *Hint:* with the causal mask, do the keys and values of earlier positions change when a new
+#    token is appended? And the memory's?
+# 3. Count the parameters of one base decoder layer by hand and check your count with code.
+#    *Hint:* two attention blocks of 4 × (D × D + D), a feed-forward of D × F + F + F × D + D, three
+#    LayerNorms of 2D; check with `anatomy.TransformerDecoderLayer(anatomy.TransformerConfig())`.
+# 4. Change the source padding mask to also hide the first source token. Which cross-attention
+#    weights change, and which do not?
+#    *Hint:* set `source_mask[:, 0] = 0` and rerun `cross_attention_draft`; look at column 0 and at
+#    the rows' sums.
+#
+# ## Glossary · 용어집
+# | English | 한국어 |
+# |---|---|
+# | decoder | 디코더 |
+# | causal (look-ahead) mask | 인과 마스크 (미래 차단 마스크) |
+# | teacher forcing | 교사 강요 (티처 포싱) |
+# | cross-attention (encoder-decoder attention) | 교차 어텐션 (인코더-디코더 어텐션) |
+# | memory (encoder output) | 메모리 (인코더 출력) |
+# | greedy decoding | 탐욕적 디코딩 |
+# | weight tying | 가중치 공유 |
+# | parameter count | 매개변수 수 |
+#
+# ## 핵심 요약
+# - 인과 마스크(`torch.tril`)가 교사 강요를 정직하게 만든다: 위치 *i*는 자신이 예측할 토큰을 볼 수 없다.
+# - 마스크가 없으면 한 칸 앞을 보는 헤드가 마지막 `<eos>`를 뺀 모든 정답을 베낀다(이 예에서 5개 중 4개, 80%).
+# - 마스크는 `&`로 합친다. 어텐션할 키가 하나도 없는 행은 NaN이 아니라 0을 내야 한다.
+# - 교차 어텐션은 `key = value = memory`인 보통의 멀티헤드 어텐션이며, 소스 패딩만 가리는 Tq × Ts 직사각형이다.
+# - 직접 만든 `Transformer`는 `torch.nn.Transformer`와 1e-5 이내로 같고, 논문의 매개변수 수와 어휘 크기의 반올림 범위 안에서 일치한다.
+#
+# ## References
+# - Vaswani, A. et al. (2017). Attention Is All You Need. *NeurIPS*, §3.1–3.4 and Table 3.
+# - Tunstall, L., von Werra, L. and Wolf, T. (2022). *Natural Language Processing with Transformers*,
+#   chapter 3 "Transformer Anatomy" (the decoder's causal mask; the sidebar "Demystifying
+#   encoder-decoder attention"). O'Reilly. Korean edition: 『트랜스포머를 활용한 자연어 처리』,
+#   tr. 박해선, 한빛미디어, 2022.
+# - Sutskever, I., Vinyals, O. and Le, Q. V. (2014). Sequence to Sequence Learning with Neural Networks. *NeurIPS*.
+# - Bahdanau, D., Cho, K. and Bengio, Y. (2015). Neural Machine Translation by Jointly Learning to
+#   Align and Translate. *ICLR*.
+# - Canziani, A. (2020). NYU Deep Learning (LeCun and Canziani), week 12 practicum "Attention and the
+#   Transformer" (the encoder-decoder as a conditional autoencoder).
+# - Alammar, J. (2018). *The Illustrated Transformer* (blog post; the decoding loop).
+#
+# ## For the curious
+# The paper's parameter counts recounted, and what bad input gets.
 
 # %% [markdown]
-# ## 6. The paper's Table 3, recounted
+# **The paper's Table 3, recounted.**
 # Vaswani et al. (2017) list the base model at 65M parameters and the big model at 213M. They trained
 # English-German with a **shared source-target BPE vocabulary of about 37,000 tokens**, and they share
 # **one** (V, D) matrix between the source embedding, the target embedding and the pre-softmax
@@ -391,33 +416,20 @@ for name, (config, published) in settings.items():
 # themselves (44.1M in base) have no such freedom, and `tests/test_transformer.py` checks them
 # against `torch.nn.Transformer`'s own count. Without the shared matrix ("untied"), each model would
 # carry two more V × D matrices.
-#
-# ## Takeaways
-# - The causal mask (`torch.tril`) is what makes teacher forcing honest: position *i* cannot see
-#   the token it is asked to predict.
-# - Masks combine with `&`. A row with no allowed key must give zeros, not NaN.
-# - Cross-attention is ordinary multi-head attention with `key = value = memory`: a Tq × Ts
-#   rectangle, masked only by the source padding.
-# - Our `Transformer` matches `torch.nn.Transformer` to 1e-5, and the paper's parameter counts to
-#   within the rounding of its vocabulary size.
-#
-# ## Exercises
-# 1. Remove the causal mask from `Transformer.decode` and train notebook 07's model for 50 steps.
-#    What happens to the training loss, and to the greedy translations? Explain with section 1.
-# 2. `greedy_decode` re-runs the decoder over the whole prefix at every step. Which tensors could be
-#    cached between steps (a *KV cache*), and which could not?
-# 3. Count the parameters of one base decoder layer by hand and check your count with code.
-# 4. Change the source padding mask to also hide the first source token. Which cross-attention
-#    weights change, and which do not?
-#
-# ## Glossary · 용어집
-# | English | 한국어 |
-# |---|---|
-# | decoder | 디코더 |
-# | causal (look-ahead) mask | 인과 마스크 (미래 차단 마스크) |
-# | teacher forcing | 교사 강요 (티처 포싱) |
-# | cross-attention (encoder-decoder attention) | 교차 어텐션 (인코더-디코더 어텐션) |
-# | memory (encoder output) | 메모리 (인코더 출력) |
-# | greedy decoding | 탐욕적 디코딩 |
-# | weight tying | 가중치 공유 |
-# | parameter count | 매개변수 수 |
+
+# %% [markdown]
+# **Bad input** is caught before it turns into a confusing shape error. A decoder layer without
+# memory has nothing to cross-attend to, and the whole model checks its masks and ids:
+
+# %%
+for attempt in [lambda: layer(decoder_states, None),
+                lambda: layer(decoder_states, memory[:1]),
+                lambda: layer(decoder_states, memory, self_mask, anatomy.causal_mask(Tq)),
+                lambda: model(src_ids, tgt_ids, src_mask[:, :-1]),
+                lambda: model(src_ids, tgt_ids, tgt_mask=tgt_mask[None]),
+                lambda: model(src_ids, torch.full_like(tgt_ids, 20)),
+                lambda: model.decode(tgt_ids, None)]:
+    try:
+        attempt()
+    except ValueError as error:
+        print("ValueError:", error)

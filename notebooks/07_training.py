@@ -158,13 +158,14 @@ for smoothing in (0.0, 0.1):
 # %% [markdown]
 # ## 6. Train
 # Each step draws 128 fresh pairs from the training days, runs the model with teacher forcing, and
-# takes one Adam step. The cell uses the GPU when there is one. Its output is a timing, so nbval
-# does not compare it.
+# takes one Adam step. The cell uses the GPU when there is one. The last digits of the loss can
+# differ between CPUs, so nbval does not compare this output (the accuracy assert below is the check;
+# the appendix prints how long training took).
 
 # %%
 # NBVAL_IGNORE_OUTPUT
 run = train_dates(model, vocab, steps=STEPS, peak_lr=peak_lr, warmup_steps=100, label_smoothing=0.1)
-print(f"trained {STEPS} steps in {run.seconds:.0f} s; final loss {sum(run.losses[-50:]) / 50:.2f}")
+print(f"trained {STEPS} steps; final loss {sum(run.losses[-50:]) / 50:.2f}")
 
 # %%
 fig, ax = plt.subplots(figsize=(6, 2.6))
@@ -194,18 +195,21 @@ for name, write in FORMATS.items():
 assert accuracy >= 0.98, f"exact match {accuracy:.1%} is below the 98% target"
 
 # %% [markdown]
-# Try your own. None of these strings is in the training data:
+# Try your own. A fair test uses days the model never saw: below, seven **held-out** days, each
+# written in a different format. (A day such as "Friday, December 31, 1999" is most likely a
+# training day, seen in all ten formats; check with `date(1999, 12, 31) in held_out_days`.)
 
 # %%
-mine = ["Friday, December 31, 1999", "07/04/76", "1st of january, 2000", "29.2.2024", "Jul 20 1969",
-        "SEPTEMBER 9 2049", "01-Jan-1950"]
-for text, translation in zip(mine, translate(model, mine, vocab)):
-    print(f"{text:<28} → {translation}")
+unseen = held_out_days[::500][:7]
+assert all(day in held_out_days and day not in train_days for day in unseen)
+mine = [write(day) for day, write in zip(unseen, FORMATS.values())]
+for text, translation, day in zip(mine, translate(model, mine, vocab), unseen):
+    print(f"{text:<28} → {translation}   {'✓' if translation == day.isoformat() else '✗ ' + day.isoformat()}")
 
 # %% [markdown]
 # **Saved for later.** The weights go to `anatomy/data/dates_transformer/` (inside the package, so a `pip install` has them too) as safetensors
-# (with the shared embedding stored once), next to a `config.json`. Notebook 08 and the homework
-# load them instead of training again.
+# (with the shared embedding stored once), next to a `config.json`. The homework (notebook 08) and
+# the tests load them instead of training again.
 
 # %%
 model.save_pretrained(DATES_MODEL_DIR)
@@ -232,14 +236,12 @@ def characters(text):
     return [c if c != " " else "␣" for c in text]
 
 
-fig, axes = plt.subplots(1, 3, figsize=(15, 3.6), gridspec_kw={"width_ratios": [len(s) for s, _ in examples]})
+fig, axes = plt.subplots(1, 3, figsize=(17, 4), constrained_layout=True,
+                         gridspec_kw={"width_ratios": [len(s) for s, _ in examples]})
 for i, (ax, (source, target)) in enumerate(zip(axes, examples)):
-    weights = out.cross_attentions[-1][i].mean(0)[: len(target) + 1, : len(source)].cpu()  # (Tt, Ts): heads averaged
-    ax.imshow(weights, cmap="Blues", vmin=0, vmax=1, aspect="auto")
-    ax.set_xticks(range(len(source)), characters(source))
-    ax.set_yticks(range(len(target) + 1), list(target) + ["<eos>"])
-    ax.set_title(f"cross-attention, last layer: {source}", fontsize=10)
-plt.tight_layout()
+    weights = out.cross_attentions[-1][i].mean(0)[: len(target) + 1, : len(source)]  # (Tt, Ts): heads averaged
+    anatomy.attention_heatmap(weights, list(target) + ["<eos>"], characters(source), ax=ax,
+                              title=f"cross-attention, last layer: {source}")
 plt.show()
 
 # %% [markdown]
@@ -255,16 +257,9 @@ plt.show()
 
 # %%
 source, target = examples[0]
-fig, axes = plt.subplots(2, 4, figsize=(15, 5.5), sharey=True)
-for layer in range(2):
-    for head in range(4):
-        ax = axes[layer, head]
-        ax.imshow(out.cross_attentions[layer][0, head, : len(target) + 1, : len(source)].cpu(),
-                  cmap="Blues", vmin=0, vmax=1, aspect="auto")
-        ax.set_title(f"layer {layer}, head {head}", fontsize=9)
-        ax.set_xticks(range(len(source)), characters(source), fontsize=7)
-        ax.set_yticks(range(len(target) + 1), list(target) + ["<eos>"], fontsize=7)
-plt.tight_layout()
+every_head = torch.cat([a[0, :, : len(target) + 1, : len(source)] for a in out.cross_attentions])  # (layers·H, Tt, Ts)
+anatomy.attention_heatmaps(every_head, list(target) + ["<eos>"], characters(source), ncols=4, panel_size=3.5,
+                           titles=[f"layer {layer}, head {head}" for layer in range(2) for head in range(4)])
 plt.show()
 
 # %% [markdown]
@@ -272,17 +267,14 @@ plt.show()
 # decoder the causal mask leaves only the lower triangle.
 
 # %%
-fig, axes = plt.subplots(1, 2, figsize=(13, 5), gridspec_kw={"width_ratios": [len(source), len(target) + 1]})
-axes[0].imshow(out.encoder_attentions[0][0].mean(0)[: len(source), : len(source)].cpu(), cmap="Blues", vmin=0, vmax=1)
-axes[0].set_xticks(range(len(source)), characters(source), fontsize=8)
-axes[0].set_yticks(range(len(source)), characters(source), fontsize=8)
-axes[0].set_title("encoder self-attention, layer 0 (heads averaged)", fontsize=10)
+fig, axes = plt.subplots(1, 2, figsize=(15, 5.5), constrained_layout=True,
+                         gridspec_kw={"width_ratios": [len(source), len(target) + 1]})
+anatomy.attention_heatmap(out.encoder_attentions[0][0].mean(0)[: len(source), : len(source)], characters(source),
+                          characters(source), ax=axes[0], fontsize=8,
+                          title="encoder self-attention, layer 0 (heads averaged)")
 decoder_tokens = ["<bos>"] + list(target)
-axes[1].imshow(out.decoder_attentions[0][0].mean(0).cpu(), cmap="Blues", vmin=0, vmax=1)
-axes[1].set_xticks(range(len(decoder_tokens)), decoder_tokens, fontsize=8)
-axes[1].set_yticks(range(len(decoder_tokens)), decoder_tokens, fontsize=8)
-axes[1].set_title("decoder self-attention, layer 0 (causal)", fontsize=10)
-plt.tight_layout()
+anatomy.attention_heatmap(out.decoder_attentions[0][0].mean(0), decoder_tokens, decoder_tokens, ax=axes[1],
+                          fontsize=8, title="decoder self-attention, layer 0 (causal)")
 plt.show()
 assert out.decoder_attentions[0][0].triu(diagonal=1).abs().max() == 0
 
@@ -313,11 +305,19 @@ viz.head_view(encoder_attention=[a[:1, :, :length, :length].cpu() for a in out.e
 #
 # ## Exercises
 # 1. Train without warm-up (`warmup_steps=1`) and with `peak_lr=1e-2`. What happens to the loss curve?
+#    *Hint:* build a fresh model with `anatomy.seed_everything(0)` first, so that only the schedule
+#    differs, and plot both `run.losses` on one axis.
 # 2. Train with `label_smoothing=0.0`. Compare the final loss and the held-out accuracy.
-# 3. Add an eleventh format to `anatomy.dates.FORMATS` (say "2021年3月3日"; the vocabulary must grow).
-#    Does the trained model handle it without retraining? After retraining?
+#    *Hint:* the loss can now approach 0 (section 5); compare accuracy with `exact_match` on the same
+#    `held_out` pairs.
+# 3. Add an eleventh format to `anatomy.dates.FORMATS`, the Korean one: "2021년 3월 3일" (the
+#    vocabulary must grow). Does the trained model handle it without retraining? After retraining?
+#    *Hint:* `CharVocabulary(characters=...)` must include "년", "월" and "일"; a model trained on the
+#    old vocabulary has no embedding row for them.
 # 4. Find inputs on which the model fails: an impossible date such as "31.2.2021", or "7/4/76"
 #    (the generator always writes US dates as 07/04/76). What does the cross-attention look like there?
+#    *Hint:* run the input through `make_batch([(text, translation)], vocab)` with the model's own
+#    translation as target, then plot `out.cross_attentions[-1]` with `anatomy.attention_heatmap`.
 #
 # ## Glossary · 용어집
 # | English | 한국어 |
@@ -326,6 +326,44 @@ viz.head_view(encoder_attention=[a[:1, :, :length, :length].cpu() for a in out.e
 # | learning-rate warm-up | 학습률 워밍업 |
 # | label smoothing | 레이블 스무딩 |
 # | exact match | 완전 일치 (정확 일치) |
-# | held-out set | 보류 데이터 (평가용 분리 데이터) |
+# | held-out set | 홀드아웃(평가용) 데이터 |
 # | alignment | 정렬 |
 # | greedy decoding | 탐욕적 디코딩 |
+# | cross-attention | 교차 어텐션 |
+#
+# ## 핵심 요약
+# - 번역 배치는 소스 ID와 패딩 마스크, 그리고 한 칸 어긋난 타깃 두 벌(읽을 것은 `<bos>`로 시작, 예측할 것은 `<eos>`로 끝남)로 이루어진다.
+# - 워밍업, 레이블 스무딩, β₂ = 0.98인 Adam이라는 논문의 방법으로 0.17M 매개변수 모델이 600스텝 만에 처음 보는 날짜에서 98% 이상 완전 일치에 이른다.
+# - 평가는 학습에 한 번도 나오지 않은 홀드아웃(평가용) 데이터의 날짜로만 한다.
+# - 교차 어텐션은 출력 문자와 입력 문자 사이의 정렬을 배우며, 가중치에서 그것을 바로 읽을 수 있다.
+# - 학습된 가중치는 safetensors로 저장되어 이후 숙제(노트북 08)에서 다시 학습하지 않고 불러온다.
+#
+# ## References
+# - Vaswani, A. et al. (2017). Attention Is All You Need. *NeurIPS*, §5 (training: Adam, warm-up,
+#   label smoothing).
+# - Bahdanau, D., Cho, K. and Bengio, Y. (2015). Neural Machine Translation by Jointly Learning to
+#   Align and Translate. *ICLR* (attention as a learned alignment).
+# - Sutskever, I., Vinyals, O. and Le, Q. V. (2014). Sequence to Sequence Learning with Neural Networks. *NeurIPS*.
+# - Kingma, D. P. and Ba, J. (2015). Adam: A Method for Stochastic Optimization. *ICLR*.
+# - Szegedy, C. et al. (2016). Rethinking the Inception Architecture for Computer Vision. *CVPR*
+#   (label smoothing).
+# - Tunstall, L., von Werra, L. and Wolf, T. (2022). *Natural Language Processing with Transformers*,
+#   chapter 3 "Transformer Anatomy". O'Reilly. Korean edition: 『트랜스포머를 활용한 자연어 처리』,
+#   tr. 박해선, 한빛미디어, 2022.
+# - Vig, J. (2019). A Multiscale Visualization of Attention in the Transformer Model. *ACL* (BertViz).
+#
+# ## For the curious
+# **How long did training take?** On this machine (timings vary, so nbval ignores this cell):
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+print(f"trained {STEPS} steps in {run.seconds:.0f} s on {device}")
+
+# %% [markdown]
+# **Bad input.** The dates module knows only its two splits:
+
+# %%
+try:
+    split_dates("test")
+except ValueError as error:
+    print("ValueError:", error)
