@@ -15,7 +15,7 @@ export HF_HUB_DISABLE_PROGRESS_BARS := 1
 export TOKENIZERS_PARALLELISM := false
 export PYTHONWARNINGS := ignore::DeprecationWarning
 
-.PHONY: install lab test notebooks sync bench homework clean
+.PHONY: install lab notebook7 test notebooks sync bench homework clean
 
 install: $(STAMP) $(VENDOR)/.installed
 
@@ -36,8 +36,18 @@ $(VENDOR)/.installed: Makefile
 	       build/js/node_modules/jquery/dist/jquery.min.js $(VENDOR)/ && touch $@; \
 	else echo "npm not found: BertViz views will load their scripts from a CDN (online only)."; fi
 
+# Extra options go in LAB_ARGS, e.g. make lab LAB_ARGS="--port 9999 --no-browser".
+# Jupyter refuses to run as root (containers, Colab-like images) unless told --allow-root.
+ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
+LAB_ARGS ?=
+
 lab: install
-	$(VENV)/bin/jupyter lab --ServerApp.root_dir=. --LabApp.default_url=/lab/tree/notebooks
+	$(VENV)/bin/jupyter lab --ServerApp.root_dir=. --LabApp.default_url=/lab/tree/notebooks $(ALLOW_ROOT) $(LAB_ARGS)
+
+# The same series in Jupyter Notebook 7 (one notebook per tab); LAB_ARGS works here too.
+notebook7: install
+	$(VENV)/bin/jupyter notebook --ServerApp.root_dir=. --JupyterNotebookApp.default_url=/tree/notebooks \
+	    $(ALLOW_ROOT) $(LAB_ARGS)
 
 test: install
 	$(PY) -m pytest tests notebooks --nbval --nbval-sanitize-with tests/nbval_sanitize.cfg \
