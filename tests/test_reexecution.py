@@ -33,6 +33,7 @@ def test_streams_are_merged_and_widget_ids_follow_their_place(tmp_path):
                                   "    print(i, flush=True); time.sleep(0.05)"),
         nbformat.v4.new_code_cell("import ipywidgets\nipywidgets.IntProgress(value=3, max=10)"),
     ])
+    notebook.metadata["widgets"] = {"stale": "state from an earlier run"}
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     path = tmp_path / "small.ipynb"
     nbformat.write(notebook, path)

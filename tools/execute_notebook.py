@@ -6,7 +6,7 @@ What used to change from one run to the next, and what keeps it out of the file:
 - stdout split into different chunks (flushes race the kernel's messages): consecutive stream
   outputs are merged (nbconvert's CoalesceStreamsPreprocessor);
 - progress-bar widgets (tqdm via anatomy.training.train): the widget state, which holds the elapsed
-  time, is not stored, and each widget's random model id becomes one derived from its place;
+  time, is dropped, and each widget's random model id becomes one derived from its place;
 - cell timings: not recorded;
 - BertViz view ids: anatomy.viz derives them from the view's content.
 Timings printed by a cell still change the file: print them in `make bench`, not in a notebook.
@@ -37,10 +37,10 @@ def execute(path: Path, output: Path | None = None, timeout: int = 900) -> nbfor
     """Run every cell of `path` with its folder as working directory; write to `output` (default: in place)."""
     path = Path(path)
     notebook = nbformat.read(path, as_version=4)
-    NotebookClient(notebook, timeout=timeout, record_timing=False, store_widget_state=False,
+    NotebookClient(notebook, timeout=timeout, record_timing=False,
                    resources={"metadata": {"path": str(path.parent.resolve())}}).execute()
     notebook, _ = CoalesceStreamsPreprocessor().preprocess(notebook, {})
-    notebook.metadata.pop("widgets", None)
+    notebook.metadata.pop("widgets", None)  # the widget state: elapsed times
     fix_widget_ids(notebook, path.name)
     nbformat.write(notebook, output or path)
     return notebook
