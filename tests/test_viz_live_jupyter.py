@@ -153,7 +153,8 @@ def shoot(driver, name: str) -> None:
     folder = os.environ.get("ANATOMY_SCREENSHOTS")
     if folder:
         driver.execute_script("const v = document.querySelector(\"div[id^='bertviz-']:not([data-old])\");"
-                              "if (v) v.scrollIntoView();")
+                              "if (v) v.scrollIntoView({block: 'center'});")
+        time.sleep(0.5)  # let the scroll settle: only the picture depends on it
         Path(folder).mkdir(parents=True, exist_ok=True)
         driver.save_screenshot(str(Path(folder) / f"{name}.png"))
 
