@@ -15,7 +15,7 @@ export HF_HUB_DISABLE_PROGRESS_BARS := 1
 export TOKENIZERS_PARALLELISM := false
 export PYTHONWARNINGS := ignore::DeprecationWarning
 
-.PHONY: install lab test notebooks sync bench homework clean
+.PHONY: install lab notebook7 test notebooks sync bench homework clean
 
 install: $(STAMP) $(VENDOR)/.installed
 
@@ -36,22 +36,32 @@ $(VENDOR)/.installed: Makefile
 	       build/js/node_modules/jquery/dist/jquery.min.js $(VENDOR)/ && touch $@; \
 	else echo "npm not found: BertViz views will load their scripts from a CDN (online only)."; fi
 
+# Extra options go in LAB_ARGS, e.g. make lab LAB_ARGS="--port 9999 --no-browser".
+# Jupyter refuses to run as root (containers, Colab-like images) unless told --allow-root.
+ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
+LAB_ARGS ?=
+
 lab: install
-	$(VENV)/bin/jupyter lab --ServerApp.root_dir=. --LabApp.default_url=/lab/tree/notebooks
+	$(VENV)/bin/jupyter lab --ServerApp.root_dir=. --LabApp.default_url=/lab/tree/notebooks $(ALLOW_ROOT) $(LAB_ARGS)
+
+# The same series in Jupyter Notebook 7 (one notebook per tab); LAB_ARGS works here too.
+notebook7: install
+	$(VENV)/bin/jupyter notebook --ServerApp.root_dir=. --JupyterNotebookApp.default_url=/tree/notebooks \
+	    $(ALLOW_ROOT) $(LAB_ARGS)
 
 test: install
 	$(PY) -m pytest tests notebooks instructor --nbval --nbval-sanitize-with tests/nbval_sanitize.cfg \
 	    --nbval-current-env -p no:cacheprovider
 
 # Re-execute every notebook in place (after any change to anatomy/), keeping each .py pair in sync.
+# tools/execute_notebook.py keeps run-to-run noise out, so an unchanged tree stays clean in git.
 notebooks: install
-	@cd notebooks && for py in $(notdir $(NOTEBOOK_SOURCES)); do \
+	@for py in $(NOTEBOOK_SOURCES); do \
 	    nb=$${py%.py}.ipynb; \
-	    ../$(VENV)/bin/jupytext --sync -q $$py >/dev/null || exit 1; \
-	    TIMEFORMAT="$$(printf '%-36s' $$nb) %1R s"; \
-	    time ../$(VENV)/bin/jupyter nbconvert --log-level=ERROR --to notebook --execute --inplace \
-	        --ExecutePreprocessor.record_timing=False $$nb || exit 1; \
-	    ../$(VENV)/bin/jupytext --sync -q $$nb >/dev/null || exit 1; \
+	    $(VENV)/bin/jupytext --sync -q $$py >/dev/null || exit 1; \
+	    TIMEFORMAT="$$(printf '%-46s' $$nb) %1R s"; \
+	    time $(PY) -m tools.execute_notebook $$nb || exit 1; \
+	    $(VENV)/bin/jupytext --sync -q $$nb >/dev/null || exit 1; \
 	done
 
 # Create or refresh the .ipynb from its jupytext .py pair (or the other way round, whichever is newer).

@@ -5,13 +5,16 @@ Needs `make install` (local scripts) and Chromium. Writes images/bertviz_{head,m
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import torch
 
 import anatomy
 from anatomy import viz
-from anatomy.headless import render_offline
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root, for tools/
+from tools.headless import render_offline  # noqa: E402
 
 IMAGES = Path(__file__).resolve().parent
 NOTEBOOKS = IMAGES.parent / "notebooks"

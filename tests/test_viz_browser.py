@@ -12,7 +12,7 @@ import nbformat
 import pytest
 
 from anatomy import viz
-from anatomy.headless import find_chromium, render_offline
+from tools.headless import find_chromium, render_offline
 
 NOTEBOOKS = Path(__file__).parent.parent / "notebooks"
 pytestmark = pytest.mark.skipif(
@@ -31,7 +31,7 @@ def bertviz_outputs(notebook: str) -> list[str]:
 
 
 def test_vendor_scripts_are_installed():
-    assert viz.local_script_dir() is not None, "run `make install`: it fetches require.js, d3, jquery from npm"
+    assert viz.vendor_scripts() is not None, "run `make install`: it fetches require.js, d3, jquery from npm"
 
 
 @pytest.mark.parametrize("notebook, views", [("03_attention.ipynb", 1), ("04_multi_head_attention.ipynb", 2),

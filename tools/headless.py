@@ -1,6 +1,6 @@
 """Headless Chromium with networking disabled: proof that a view renders offline, and screenshots.
 
-Taught in: 04_multi_head_attention (used by tests/test_viz_browser.py and images/make_screenshots.py).
+Tooling, not course material (used by tests/test_viz_browser.py and images/make_screenshots.py).
 """
 from __future__ import annotations
 

@@ -1,0 +1,1 @@
+"""Maintainer tooling (headless browser, notebook execution): not part of the anatomy package."""

@@ -1,0 +1,58 @@
+"""Execute notebooks so that running one twice writes the same bytes: `make notebooks` uses this.
+
+    python -m tools.execute_notebook notebooks/04_multi_head_attention.ipynb [--output copy.ipynb]
+
+What used to change from one run to the next, and what keeps it out of the file:
+- stdout split into different chunks (flushes race the kernel's messages): consecutive stream
+  outputs are merged (nbconvert's CoalesceStreamsPreprocessor);
+- progress-bar widgets (tqdm via anatomy.training.train): the widget state, which holds the elapsed
+  time, is dropped, and each widget's random model id becomes one derived from its place;
+- cell timings: not recorded;
+- BertViz view ids: anatomy.viz derives them from the view's content.
+Timings printed by a cell still change the file: print them in `make bench`, not in a notebook.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+from nbconvert.preprocessors import CoalesceStreamsPreprocessor
+
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def fix_widget_ids(notebook: nbformat.NotebookNode, name: str) -> None:
+    """Give each widget output a model id derived from the notebook name and its place in it."""
+    for cell_index, cell in enumerate(notebook.cells):
+        for output_index, output in enumerate(cell.get("outputs", [])):
+            view = output.get("data", {}).get(WIDGET_VIEW)
+            if view is not None:
+                view["model_id"] = hashlib.sha1(f"{name}:{cell_index}:{output_index}".encode()).hexdigest()[:32]
+
+
+def execute(path: Path, output: Path | None = None, timeout: int = 900) -> nbformat.NotebookNode:
+    """Run every cell of `path` with its folder as working directory; write to `output` (default: in place)."""
+    path = Path(path)
+    notebook = nbformat.read(path, as_version=4)
+    NotebookClient(notebook, timeout=timeout, record_timing=False,
+                   resources={"metadata": {"path": str(path.parent.resolve())}}).execute()
+    notebook, _ = CoalesceStreamsPreprocessor().preprocess(notebook, {})
+    notebook.metadata.pop("widgets", None)  # the widget state: elapsed times
+    fix_widget_ids(notebook, path.name)
+    nbformat.write(notebook, output or path)
+    return notebook
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("notebook", type=Path)
+    parser.add_argument("--output", type=Path, help="where to write the executed notebook (default: in place)")
+    args = parser.parse_args()
+    execute(args.notebook, args.output)
+
+
+if __name__ == "__main__":
+    main()
