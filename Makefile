@@ -45,7 +45,7 @@ lab: install
 	$(VENV)/bin/jupyter lab --ServerApp.root_dir=. --LabApp.default_url=/lab/tree/notebooks
 
 test: install
-	$(PY) -m pytest tests notebooks --nbval --nbval-sanitize-with tests/nbval_sanitize.cfg \
+	$(PY) -m pytest tests notebooks instructor --nbval --nbval-sanitize-with tests/nbval_sanitize.cfg \
 	    --nbval-current-env -p no:cacheprovider
 
 # Re-execute every notebook in place (after any change to anatomy/), keeping each .py pair in sync.
@@ -71,12 +71,15 @@ bench: install
 	$(PY) benchmarks/train_dates.py
 	$(PY) benchmarks/finetune.py
 
-# The homework's three versions from its one master notebook (otter-grader, works offline):
-# build/homework/student/ (hand out), build/homework/autograder/ (solution + autograder zip).
+# The homework's versions from its master (instructor/, otter-grader, works offline):
+# build/homework/student/ (hand out; also copied to notebooks/ and executed there),
+# build/homework/autograder/ (solution + autograder zip). SECRET=... draws the hidden tests' inputs from it.
+SECRET ?=
 homework: install
-	rm -rf build/homework
-	$(VENV)/bin/otter assign notebooks/08_homework_cross_attention.ipynb build/homework
-	@ls build/homework/student build/homework/autograder
+	$(PY) instructor/assign.py instructor/08_homework_cross_attention.ipynb --secret "$(SECRET)"
+	cd notebooks && ../$(VENV)/bin/jupyter nbconvert --log-level=ERROR --to notebook --execute --inplace \
+	    --ExecutePreprocessor.record_timing=False 08_homework_cross_attention.ipynb && \
+	    ../$(VENV)/bin/jupytext --sync -q 08_homework_cross_attention.ipynb
 
 clean:
 	rm -rf $(VENV) build *.egg-info $(VENDOR)

@@ -2,6 +2,7 @@
 # jupyter:
 #   jupytext:
 #     formats: ipynb,py:percent
+#     notebook_metadata_filter: otter
 #     text_representation:
 #       extension: .py
 #       format_name: percent
@@ -11,6 +12,91 @@
 #     display_name: Python 3 (ipykernel)
 #     language: python
 #     name: python3
+#   otter:
+#     OK_FORMAT: true
+#     assignment_name: 08_homework_cross_attention
+#     tests:
+#       q1:
+#         name: q1
+#         points: 2
+#         suites:
+#         - cases:
+#           - code: '>>> from anatomy.homework import cross_attention as hw
+#
+#               >>> hw.check_scores(cross_attention_scores, seed=0)
+#
+#               '
+#             hidden: false
+#             locked: false
+#           scored: true
+#           setup: ''
+#           teardown: ''
+#           type: doctest
+#       q2:
+#         name: q2
+#         points: 3
+#         suites:
+#         - cases:
+#           - code: '>>> from anatomy.homework import cross_attention as hw
+#
+#               >>> hw.check_masked_attention(masked_cross_attention, seed=0)
+#
+#               '
+#             hidden: false
+#             locked: false
+#           scored: true
+#           setup: ''
+#           teardown: ''
+#           type: doctest
+#       q3:
+#         name: q3
+#         points: 4
+#         suites:
+#         - cases:
+#           - code: '>>> from anatomy.homework import cross_attention as hw
+#
+#               >>> hw.check_cross_attention_module(CrossAttention, seed=0, heads=2)
+#
+#               '
+#             hidden: false
+#             locked: false
+#           scored: true
+#           setup: ''
+#           teardown: ''
+#           type: doctest
+#       q4:
+#         name: q4
+#         points: 3
+#         suites:
+#         - cases:
+#           - code: '>>> from anatomy.homework import cross_attention as hw
+#
+#               >>> hw.check_decoder_layer(MyDecoderLayer, CrossAttention, seed=0)
+#
+#               '
+#             hidden: false
+#             locked: false
+#           scored: true
+#           setup: ''
+#           teardown: ''
+#           type: doctest
+#       q5:
+#         name: q5
+#         points: 3
+#         suites:
+#         - cases:
+#           - code: '>>> from anatomy.homework import cross_attention as hw
+#
+#               >>> hw.check_translations(swap_in, MyDecoderLayer, CrossAttention, count=100,
+#               seed=0)
+#
+#               '
+#             hidden: false
+#             locked: false
+#           scored: true
+#           setup: ''
+#           teardown: ''
+#           type: doctest
 # ---
 
 # %% [markdown]
@@ -21,6 +107,10 @@
 # the date translator trained in notebook 07. After each question, run the check cell below it:
 # when something is wrong it tells you which classic mistake your code made and what gave it away.
 # Hidden tests use other inputs, so make your code general rather than matching the printed numbers.
+# Write the attention yourself: the checks notice library attention (`nn.MultiheadAttention`,
+# `F.scaled_dot_product_attention`, `anatomy`'s own layers) and code that switches the checks off,
+# and such an answer scores 0 on its question. Each question is graded on its own: a bug in
+# question 3 does not cost you questions 4 and 5. Expected time: about 2 hours.
 #
 # ## Learning objectives
 # 1. Compute cross-attention scores between decoder queries and encoder keys: a Tq × Ts matrix.
@@ -28,16 +118,6 @@
 # 3. Build a multi-head `CrossAttention` module with its projections, heads and output projection.
 # 4. Plug it into a post-LN decoder layer, and swap that layer into a trained model.
 # 5. Read a cross-attention heat-map and explain what it shows.
-
-# %% [raw]
-# # ASSIGNMENT CONFIG
-# name: 08_homework_cross_attention
-# init_cell: true
-# check_all_cell: true
-# export_cell: false
-# run_tests: false
-# generate: true
-# show_question_points: true
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -66,9 +146,13 @@ import matplotlib.pyplot as plt
 import torch
 from torch import nn
 
-from anatomy import homework, homework_model
+import otter
+
 from anatomy.dates import CharVocabulary, make_batch
 from anatomy.dates_translator import DATES_MODEL_DIR
+from anatomy.homework import cross_attention as hw  # the checks: import them before your own code
+
+grader = otter.Notebook("08_homework_cross_attention.ipynb")
 
 # %% [markdown]
 # Throughout, `x` holds the decoder's states (B, Tq, D), `memory` the encoder's output (B, Ts, D),
@@ -76,110 +160,49 @@ from anatomy.dates_translator import DATES_MODEL_DIR
 # of the inputs the checks use:
 
 # %%
-x, memory, key_mask = homework.inputs(seed=0)
+x, memory, key_mask = hw.inputs(seed=0)
 print("x", tuple(x.shape), "| memory", tuple(memory.shape), "| key_mask", key_mask.int().tolist())
 
-# %% [raw]
-# # BEGIN QUESTION
-# name: q1
-# points: 2
-
-# %% [markdown]
+# %% [markdown] deletable=false editable=false
 # **Question 1 · Scores.** Write `cross_attention_scores(q, k)`: the scaled dot products between
 # every decoder query `q` (B, Tq, d) and every encoder key `k` (B, Ts, d). The result is (B, Tq, Ts).
+#
+# _Points:_ 2
 
-# %% [raw]
-# # BEGIN SOLUTION
-
-# %%
+# %% tags=["otter_answer_cell"]
 def cross_attention_scores(q, k):
-    # BEGIN SOLUTION NO PROMPT
-    return q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))  # (B, Tq, Ts)
-    # END SOLUTION
-    """ # BEGIN PROMPT
     raise NotImplementedError("Question 1: cross_attention_scores")
-    """ # END PROMPT
 
-# %% [raw]
-# # END SOLUTION
+# %% deletable=false editable=false
+grader.check("q1")
 
-# %% [raw]
-# # BEGIN TESTS
 
-# %%
-homework.check_scores(cross_attention_scores, seed=0)
-
-# %%
-# HIDDEN
-homework.check_scores(cross_attention_scores, seed=1234, batch=3, queries=4, sources=7, width=16)
-
-# %% [raw]
-# # END TESTS
-
-# %% [raw]
-# # END QUESTION
-
-# %% [raw]
-# # BEGIN QUESTION
-# name: q2
-# points: 3
-
-# %% [markdown]
+# %% [markdown] deletable=false editable=false
 # **Question 2 · The source padding mask.** Write `masked_cross_attention(q, k, v, key_mask)`, which
 # returns `(output, weights)`: weights (B, Tq, Ts) from the softmax of your scores, where padded
 # source tokens (`key_mask == False`) get weight 0, and output = weights @ v, (B, Tq, d).
+#
+# _Points:_ 3
 
-# %% [raw]
-# # BEGIN SOLUTION
-
-# %%
+# %% tags=["otter_answer_cell"]
 def masked_cross_attention(q, k, v, key_mask):
-    # BEGIN SOLUTION NO PROMPT
-    scores = cross_attention_scores(q, k)  # (B, Tq, Ts)
-    scores = scores.masked_fill(~key_mask[:, None, :], float("-inf"))  # padding only, no causal mask
-    weights = torch.softmax(scores, dim=-1)  # over the source tokens
-    return weights @ v, weights
-    # END SOLUTION
-    """ # BEGIN PROMPT
     raise NotImplementedError("Question 2: masked_cross_attention")
-    """ # END PROMPT
 
-# %% [raw]
-# # END SOLUTION
+# %% deletable=false editable=false
+grader.check("q2")
 
-# %% [raw]
-# # BEGIN TESTS
 
-# %%
-homework.check_masked_attention(masked_cross_attention, seed=0)
-
-# %%
-# HIDDEN
-homework.check_masked_attention(masked_cross_attention, seed=99, batch=3, queries=6, sources=4, width=12)
-
-# %% [raw]
-# # END TESTS
-
-# %% [raw]
-# # END QUESTION
-
-# %% [raw]
-# # BEGIN QUESTION
-# name: q3
-# points: 4
-
-# %% [markdown]
+# %% [markdown] deletable=false editable=false
 # **Question 3 · A multi-head `CrossAttention` module.** `config` has `hidden_size` (D) and
 # `num_attention_heads` (H). Use four `nn.Linear(D, D)` layers named `q_proj`, `k_proj`, `v_proj`
 # and `out_proj`. `forward(x, memory, key_mask=None)` projects queries from `x` and keys and values
 # from `memory`, splits them into H heads of width D/H, attends (with the padding mask when one is
 # given), merges the heads back and applies `out_proj`. Return `(output (B, Tq, D), weights
 # (B, H, Tq, Ts))`. Write the attention yourself; do not wrap `anatomy.MultiHeadAttention`.
+#
+# _Points:_ 4
 
-# %% [raw]
-# # BEGIN SOLUTION
-
-# %%
+# %% tags=["otter_answer_cell"]
 class CrossAttention(nn.Module):
     def __init__(self, config):
         super().__init__()
@@ -191,58 +214,21 @@ class CrossAttention(nn.Module):
         self.out_proj = nn.Linear(config.hidden_size, config.hidden_size)
 
     def forward(self, x, memory, key_mask=None):
-        # BEGIN SOLUTION NO PROMPT
-        batch, queries, width = x.shape
-
-        def split(t):  # (B, T, D) -> (B, H, T, Dh)
-            return t.view(batch, t.size(1), self.num_heads, self.head_dim).transpose(1, 2)
-
-        q, k, v = split(self.q_proj(x)), split(self.k_proj(memory)), split(self.v_proj(memory))
-        scores = q @ k.transpose(-2, -1) / math.sqrt(self.head_dim)  # (B, H, Tq, Ts)
-        if key_mask is not None:
-            scores = scores.masked_fill(~key_mask[:, None, None, :], float("-inf"))
-        weights = torch.softmax(scores, dim=-1)
-        merged = (weights @ v).transpose(1, 2).reshape(batch, queries, width)  # (B, Tq, D)
-        return self.out_proj(merged), weights
-        # END SOLUTION
-        """ # BEGIN PROMPT
         raise NotImplementedError("Question 3: CrossAttention.forward")
-        """ # END PROMPT
 
-# %% [raw]
-# # END SOLUTION
+# %% deletable=false editable=false
+grader.check("q3")
 
-# %% [raw]
-# # BEGIN TESTS
 
-# %%
-homework.check_cross_attention_module(CrossAttention, seed=0, heads=2)
-
-# %%
-# HIDDEN
-homework.check_cross_attention_module(CrossAttention, seed=7, heads=4, batch=3, queries=5, sources=6, width=16)
-
-# %% [raw]
-# # END TESTS
-
-# %% [raw]
-# # END QUESTION
-
-# %% [raw]
-# # BEGIN QUESTION
-# name: q4
-# points: 3
-
-# %% [markdown]
+# %% [markdown] deletable=false editable=false
 # **Question 4 · A decoder layer.** Complete `forward` of this post-LN decoder layer (as in the
 # paper and notebook 06): masked self-attention, then *your* cross-attention, then the feed-forward
 # network, each as `x = norm(x + sublayer(x))`. The model hands you `memory_mask` as (B, 1, 1, Ts);
 # the first line turns it into your (B, Ts) `key_mask`. Return `(x, self_weights, cross_weights)`.
+#
+# _Points:_ 3
 
-# %% [raw]
-# # BEGIN SOLUTION
-
-# %%
+# %% tags=["otter_answer_cell"]
 class MyDecoderLayer(nn.Module):
     def __init__(self, config):
         super().__init__()
@@ -256,81 +242,26 @@ class MyDecoderLayer(nn.Module):
 
     def forward(self, x, memory, self_mask=None, memory_mask=None, need_weights=True):
         key_mask = None if memory_mask is None else memory_mask[:, 0, 0, :]  # (B, Ts)
-        # BEGIN SOLUTION NO PROMPT
-        attended, self_weights = self.self_attn(x, mask=self_mask)
-        x = self.layer_norm_1(x + attended)
-        attended, cross_weights = self.cross_attn(x, memory, key_mask)
-        x = self.layer_norm_2(x + attended)
-        return self.layer_norm_3(x + self.feed_forward(x)), self_weights, cross_weights
-        # END SOLUTION
-        """ # BEGIN PROMPT
         raise NotImplementedError("Question 4: MyDecoderLayer.forward")
-        """ # END PROMPT
 
-# %% [raw]
-# # END SOLUTION
+# %% deletable=false editable=false
+grader.check("q4")
 
-# %% [raw]
-# # BEGIN TESTS
 
-# %%
-homework_model.check_decoder_layer(MyDecoderLayer, seed=0)
-
-# %%
-# HIDDEN
-homework_model.check_decoder_layer(MyDecoderLayer, seed=5, heads=4, batch=3, queries=4, sources=6, width=16)
-
-# %% [raw]
-# # END TESTS
-
-# %% [raw]
-# # END QUESTION
-
-# %% [raw]
-# # BEGIN QUESTION
-# name: q5
-# points: 3
-
-# %% [markdown]
+# %% [markdown] deletable=false editable=false
 # **Question 5 · Inside a trained model.** `swap_in(model)` receives notebook 07's trained date
 # translator. Replace every layer in `model.decoder.layers` by a `MyDecoderLayer(model.config)`
 # holding the same weights (your names match, so `load_state_dict` works), and return the model.
 # If your layer is right, the translations stay right.
+#
+# _Points:_ 3
 
-# %% [raw]
-# # BEGIN SOLUTION
-
-# %%
+# %% tags=["otter_answer_cell"]
 def swap_in(model):
-    # BEGIN SOLUTION NO PROMPT
-    for i, old in enumerate(model.decoder.layers):
-        mine = MyDecoderLayer(model.config)
-        mine.load_state_dict(old.state_dict())
-        model.decoder.layers[i] = mine
-    return model
-    # END SOLUTION
-    """ # BEGIN PROMPT
     raise NotImplementedError("Question 5: swap_in")
-    """ # END PROMPT
 
-# %% [raw]
-# # END SOLUTION
-
-# %% [raw]
-# # BEGIN TESTS
-
-# %%
-homework_model.check_translations(swap_in, count=100, seed=0)
-
-# %%
-# HIDDEN
-homework_model.check_translations(swap_in, count=300, seed=4242)
-
-# %% [raw]
-# # END TESTS
-
-# %% [raw]
-# # END QUESTION
+# %% deletable=false editable=false
+grader.check("q5")
 
 # %% [markdown]
 # **The trained model's cross-attention.** This figure uses the package's own layers, so it works
@@ -344,57 +275,52 @@ batch = make_batch([(source, target)], vocab)
 with torch.no_grad():
     out = model(batch.src_ids, batch.tgt_ids, batch.src_mask, output_attentions=True)
 fig, ax = plt.subplots(figsize=(8, 3.6))
-ax.imshow(out.cross_attentions[-1][0].mean(0), cmap="Blues", vmin=0, vmax=1, aspect="auto")
+image = ax.imshow(out.cross_attentions[-1][0].mean(0), cmap="Blues", vmin=0, vmax=1, aspect="auto")
 ax.set_xticks(range(len(source)), [c if c != " " else "␣" for c in source])
 ax.set_yticks(range(len(target) + 1), list(target) + ["<eos>"])
+ax.set_xlabel("source character (key)")
+ax.set_ylabel("output character (query)")
 ax.set_title("last decoder layer, heads averaged")
+fig.colorbar(image, ax=ax, label="attention weight")
 plt.tight_layout()
 plt.show()
 
-# %% [raw]
-# # BEGIN QUESTION
-# name: q6
-# manual: true
-# points: 2
-
-# %% [markdown]
+# %% [markdown] deletable=false editable=false
+# <!-- BEGIN QUESTION -->
+#
 # **Question 6 · Reading the heat-map.** In three to five sentences: which source characters do the
 # year digits, the month digits and the day digits attend to? What happens to "Sunday", and why can
 # the model afford that? Why is this matrix not square, and why is nothing above its diagonal masked?
+#
+# _Points:_ 2
 
-# %% [raw]
-# # BEGIN SOLUTION
-
-# %% [markdown]
+# %% [markdown] tags=["otter_answer_cell"]
 # _Type your answer here, replacing this text._
 
-# %% [markdown]
-# **Solution.** Each output digit attends to the source characters it is copied or derived from:
-# the year digits to "1969", the month digits to "July" (its letters decide "07"), the day digits to
-# "20". "Sunday" gets almost no weight: the weekday follows from the date, so the translator never
-# needs it. The matrix is Tq × Ts (11 decoder positions × 21 source characters) because queries come
-# from the decoder and keys from the encoder. Nothing is masked above the diagonal because the whole
-# source is known before decoding starts; only source padding would be masked.
-
-# %% [raw]
-# # END SOLUTION
-
-# %% [raw]
-# # END QUESTION
-
-# %% [markdown]
+# %% [markdown] deletable=false editable=false
+# <!-- END QUESTION -->
+#
 # ## Takeaways
 # - Cross-attention is attention with queries from the decoder and keys and values from the encoder:
 #   a Tq × Ts matrix, masked by the source padding only.
 # - The classic mistakes (no 1/√d, the wrong softmax dimension, swapped roles, a forgotten or a
-#   causal mask, heads merged in the wrong order) all still produce tensors; only checks against a
-#   reference catch them.
+#   causal mask, heads merged in the wrong order, a missing residual) all still produce tensors of
+#   plausible shape; only checks against a reference catch them.
 # - A layer that matches the reference on random inputs also works inside a trained model.
 #
 # ## Exercises
-# 1. Make your `CrossAttention` return the weights *after* dropout. Which check would notice?
+# 1. Add attention dropout to your `CrossAttention`: an `nn.Dropout(p=0.1)` applied to the weights
+#    used for the output (return the weights before dropout, as `anatomy.MultiHeadAttention` does).
+#    Run the question 3 check, then make dropout stay on in eval mode. What does the check say?
+#    *Hint:* `nn.Dropout` is active only while `self.training` is True; `.eval()` switches it off.
 # 2. Cache `k_proj(memory)` and `v_proj(memory)` once per source sentence in greedy decoding. How
 #    much faster does `anatomy.dates_translator.translate` get?
+#    *Hint:* the memory does not change while decoding one sentence; time `translate` on 300 dates
+#    with `time.perf_counter()` before and after.
+# 3. Mask the first source character for every query and translate "Sunday, July 20, 1969" again.
+#    Which output characters change, and why?
+#    *Hint:* build `key_mask` from `batch.src_mask` and set column 0 to False; look at the heat-map
+#    above to predict which outputs depend on that character.
 #
 # ## Glossary · 용어집
 # | English | 한국어 |
@@ -402,5 +328,35 @@ plt.show()
 # | cross-attention | 교차 어텐션 |
 # | padding mask | 패딩 마스크 |
 # | scaling factor 1/√d | 스케일링 계수 1/√d |
+# | residual connection | 잔차 연결 |
+# | Pre-LN/Post-LN | Pre-LN/Post-LN |
+# | held-out data | 홀드아웃(평가용) 데이터 |
 # | autograder | 자동 채점기 |
 # | hidden test | 숨겨진 테스트 |
+#
+# ## 핵심 요약
+# - 교차 어텐션은 디코더에서 쿼리를, 인코더 출력(메모리)에서 키와 값을 가져옵니다. 가중치 행렬은 Tq × Ts입니다.
+# - 교차 어텐션에는 소스 패딩 마스크만 씁니다. 소스 전체를 미리 알기 때문에 인과 마스크는 필요 없습니다.
+# - 1/√d 스케일링, softmax 차원, 헤드 분할과 병합 순서, 출력 투영, 잔차 연결은 틀려도 모양이 맞는 텐서가 나오므로 참조 구현과 비교해야 잡힙니다.
+# - 무작위 입력에서 참조와 같은 층은 학습된 번역기 안에서도 그대로 동작합니다.
+#
+# ## References
+# - Vaswani et al., "Attention Is All You Need", NeurIPS 2017: encoder-decoder attention, post-LN layers.
+# - Bahdanau, Cho, Bengio, "Neural Machine Translation by Jointly Learning to Align and Translate", ICLR 2015:
+#   attention from a decoder over the source sentence.
+# - Tunstall, von Werra, Wolf, *Natural Language Processing with Transformers*, ch. 3 "Transformer Anatomy",
+#   O'Reilly 2022 (Korean edition 『트랜스포머를 활용한 자연어 처리』, 한빛미디어 2022): this homework extends its
+#   exercise "implement the encoder-decoder attention layer".
+# - Canziani, NYU Deep Learning 2020, week 12 practicum "Attention and the Transformer": self- vs cross-attention.
+#
+# ## For the curious
+# What the feedback looks like: each check's `.feedback(...)` returns the text the check cell would
+# print. Here it reads a score function that forgot the scaling, and one that swapped Q and K.
+
+# %%
+def unscaled_scores(q, k):
+    return q @ k.transpose(-2, -1)
+
+
+print(hw.check_scores.feedback(unscaled_scores))
+print(hw.check_scores.feedback(lambda q, k: unscaled_scores(k, q) / math.sqrt(q.size(-1))))

@@ -1,5 +1,10 @@
-"""The homework as instructors use it: otter assign builds the versions, otter run grades them."""
+"""The homework as instructors use it: otter assign builds the versions from the master in
+instructor/, otter run grades them. Each route around the work in issue #12's table scores 0 on its
+question; each named mistake appears in the autograder's feedback; a mistake costs only its own
+question; the solution earns full marks, from the repo and from a wheel installed outside it.
+Plays for different questions share a submission (the questions are graded independently)."""
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -8,54 +13,244 @@ import nbformat
 import pytest
 
 ROOT = Path(__file__).parent.parent
-MASTER = ROOT / "notebooks" / "08_homework_cross_attention.ipynb"
+MASTER = ROOT / "instructor" / "08_homework_cross_attention.ipynb"
 NAME = MASTER.name
-OTTER = Path(sys.executable).parent / "otter"
+BIN = Path(sys.executable).parent
+ANSWERS = {"q1": "def cross_attention_scores", "q2": "def masked_cross_attention", "q3": "class CrossAttention",
+           "q4": "class MyDecoderLayer", "q5": "def swap_in"}
+FULL = {"q1": 2, "q2": 3, "q3": 4, "q4": 3, "q5": 3}
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def assigned(tmp_path_factory):
     out = tmp_path_factory.mktemp("homework")
-    subprocess.run([OTTER, "assign", MASTER, out], check=True, capture_output=True, timeout=300)
-    return out
+    subprocess.run([sys.executable, ROOT / "instructor" / "assign.py", MASTER, "--out", out / "build",
+                    "--student-dir", out], check=True, capture_output=True, timeout=300)
+    return out / "build"
 
 
-def grade(assigned, notebook, tmp_path):
+def grade(assigned, notebook, tmp_path, python=sys.executable):
     zip_path = next((assigned / "autograder").glob("*.zip"))
-    subprocess.run([OTTER, "run", "-a", zip_path, "-o", tmp_path, notebook], check=True, capture_output=True,
-                   timeout=300, cwd=notebook.parent)
+    subprocess.run([python, "-m", "otter", "run", "-a", zip_path, "-o", tmp_path, notebook], check=True, capture_output=True,
+                   timeout=600, cwd=notebook.parent)
     tests = json.loads((tmp_path / "results.json").read_text())["tests"]
     return {t["name"]: t for t in tests if t["name"].startswith("q")}
 
 
+def submission(assigned, tmp_path, plays: dict[str, str], base="autograder", after_imports: str = ""):
+    """The solution (or the student version) with each question's answer redefined by `plays[q]`."""
+    notebook = nbformat.read(assigned / base / NAME, as_version=4)
+    cells = []
+    for cell in notebook.cells:
+        cells.append(cell)
+        if cell.cell_type == "code" and "grader = otter.Notebook" in cell.source and after_imports:
+            cells.append(nbformat.v4.new_code_cell(after_imports))
+        for question, start in ANSWERS.items():
+            if cell.cell_type == "code" and cell.source.startswith(start) and question in plays:
+                cells.append(nbformat.v4.new_code_cell(plays[question]))
+    notebook.cells = cells
+    path = tmp_path / NAME
+    nbformat.write(notebook, path)
+    return path
+
+
+SCORES = "def cross_attention_scores(q, k):\n    return {}\n"
+ATTENTION = """def masked_cross_attention(q, k, v, key_mask):
+    scores = {scores}
+    scores = scores.masked_fill({mask}, float("-inf"))
+    {extra}
+    weights = {softmax}
+    return {output}, weights
+"""
+MODULE = """class CrossAttention(CrossAttention):
+    def forward(self, x, memory, key_mask=None):
+        {swap}
+        b, t, d, h = x.size(0), x.size(1), x.size(2), self.num_heads
+        split = lambda s: {split}
+        q, k, v = split(self.q_proj(x)), split(self.k_proj(memory)), split(self.{v_proj}(memory))
+        scores = q @ k.transpose(-2, -1) / math.sqrt(d // h)
+        if key_mask is not None:
+            scores = scores.masked_fill(~key_mask[:, None, None, :], float("-inf"))
+        weights = torch.softmax(scores, dim=-1)
+        merged = ({dropout}weights @ v).{merge}
+        return {out}, weights
+"""
+GOOD_MODULE = dict(swap="", split="s.view(b, s.size(1), h, d // h).transpose(1, 2)", v_proj="v_proj", dropout="",
+                   merge="transpose(1, 2).reshape(b, t, d)", out="self.out_proj(merged)")
+GOOD_ATTENTION = dict(scores="q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))", mask="~key_mask[:, None, :]",
+                      extra="", softmax="torch.softmax(scores, dim=-1)", output="weights @ v")
+LAYER = """class MyDecoderLayer(MyDecoderLayer):
+    def forward(self, x, memory, self_mask=None, memory_mask=None, need_weights=True):
+        key_mask = None if memory_mask is None else memory_mask[:, 0, 0, :]
+        {body}
+"""
+PRE_LN = """a, sw = self.self_attn(self.layer_norm_1(x), mask=self_mask)
+        x = x + a
+        a, cw = self.cross_attn(self.layer_norm_2(x), memory, key_mask)
+        x = x + a
+        return x + self.feed_forward(self.layer_norm_3(x)), sw, cw"""
+NO_RESIDUAL = """a, sw = self.self_attn(x, mask=self_mask)
+        x = self.layer_norm_1(x + a)
+        a, cw = self.cross_attn(x, memory, key_mask)
+        x = self.layer_norm_2(a)
+        return self.layer_norm_3(x + self.feed_forward(x)), sw, cw"""
+CROSS_FIRST = """a, cw = self.cross_attn(x, memory, key_mask)
+        x = self.layer_norm_1(x + a)
+        a, sw = self.self_attn(x, mask=self_mask)
+        x = self.layer_norm_2(x + a)
+        return self.layer_norm_3(x + self.feed_forward(x)), sw, cw"""
+
+
+def module(**changes):
+    return MODULE.format(**{**GOOD_MODULE, **changes})
+
+
+def attention(**changes):
+    return ATTENTION.format(**{**GOOD_ATTENTION, **changes})
+
+
+MISTAKE_PLAYS = [  # (question, mistake's name in the feedback, the wrong answer)
+    ("q1", "forgot the 1/√d scaling", SCORES.format("q @ k.transpose(-2, -1)")),
+    ("q1", "divided by d instead of √d", SCORES.format("q @ k.transpose(-2, -1) / q.size(-1)")),
+    ("q1", "took Q from the encoder and K/V from the decoder", SCORES.format("k @ q.transpose(-2, -1) / math.sqrt(q.size(-1))")),
+    ("q2", "softmax over the wrong dimension", attention(softmax="torch.softmax(scores, dim=1)")),
+    ("q2", "used log_softmax instead of softmax", attention(softmax="torch.log_softmax(scores, dim=-1)")),
+    ("q2", "ignored the source padding mask", attention(mask="torch.zeros_like(scores, dtype=torch.bool)")),
+    ("q2", "inverted the mask", attention(mask="key_mask[:, None, :]")),
+    ("q2", "applied a causal mask to cross-attention", attention(extra="scores = scores.masked_fill(torch.ones_like(scores).tril() == 0, float('-inf'))")),
+    ("q2", "added the weights to V instead of multiplying", attention(output="(weights[..., None] + v[:, None]).sum(-2)")),
+    ("q3", "did not merge the heads back correctly", module(merge="reshape(b, t, d)")),
+    ("q3", "split the heads with view but no transpose", module(split="s.view(b, h, s.size(1), d // h)")),
+    ("q3", "used one projection for both K and V", module(v_proj="k_proj")),
+    ("q3", "left out the output projection", module(out="merged")),
+    ("q3", "left dropout active at evaluation", module(dropout="torch.nn.functional.dropout(weights, 0.3, training=True) @ v if True else ")),
+    ("q3", "took Q from the encoder and K/V from the decoder", module(swap="x, memory = memory, x")),
+    ("q4", "normalised before each sublayer (pre-LN)", LAYER.format(body=PRE_LN)),
+    ("q4", "left out a residual connection", LAYER.format(body=NO_RESIDUAL)),
+    ("q4", "ran cross-attention before masked self-attention", LAYER.format(body=CROSS_FIRST)),
+]
+SUBCLASS = "class MyDecoderLayer(anatomy.TransformerDecoderLayer):\n    pass\n"
+WRAP = """class Wrapper(torch.nn.Module):
+    def __init__(self, inner):
+        super().__init__()
+        self.inner = inner
+
+    def forward(self, *args, **kwargs):
+        return self.inner(*args, **kwargs)
+
+
+def swap_in(model):
+    for i, old in enumerate(model.decoder.layers):
+        model.decoder.layers[i] = Wrapper(old)
+    return model
+"""
+ROUTE_PLAYS = [  # (question, words in the feedback, the shortcut)
+    ("q2", "uses F.scaled_dot_product_attention", "import torch.nn.functional as F\n\n\ndef masked_cross_attention(q, k, v, key_mask):\n"
+     "    w = torch.softmax((q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))).masked_fill(~key_mask[:, None, :], float('-inf')), -1)\n"
+     "    return F.scaled_dot_product_attention(q, k, v, key_mask[:, None, :]), w\n"),
+    ("q2", "uses anatomy.scaled_dot_product_attention", "def masked_cross_attention(q, k, v, key_mask):\n"
+     "    return anatomy.scaled_dot_product_attention(q, k, v, key_mask[:, None, :])\n"),
+    ("q3", "uses nn.MultiheadAttention", module(out="self.mha(x, memory, memory, key_padding_mask=None if key_mask is None else ~key_mask, average_attn_weights=False)[0]").replace(
+        "class CrossAttention(CrossAttention):", "class CrossAttention(CrossAttention):\n    @property\n    def mha(self):\n"
+        "        return torch.nn.MultiheadAttention(self.q_proj.in_features, self.num_heads, batch_first=True)\n")),
+    ("q3", "uses F.multi_head_attention_forward", module(out="torch.nn.functional.multi_head_attention_forward(x.transpose(0, 1), memory.transpose(0, 1), memory.transpose(0, 1), d, h, None, None, None, None, False, 0.0, self.out_proj.weight, self.out_proj.bias, use_separate_proj_weight=True, q_proj_weight=self.q_proj.weight, k_proj_weight=self.k_proj.weight, v_proj_weight=self.v_proj.weight)[0].transpose(0, 1)")),
+    ("q3", "uses anatomy.MultiHeadAttention", module(out="anatomy.MultiHeadAttention(type('C', (), {'hidden_size': d, 'num_attention_heads': h}))(x, memory)[0]")),
+    ("q4", "subclasses anatomy.TransformerDecoderLayer", SUBCLASS),
+    ("q5", "is a Wrapper, not your MyDecoderLayer", WRAP),
+]
+
+
+def batches(plays):
+    """Group plays into submissions, at most one play per question in each."""
+    groups: list[dict[str, tuple[str, str]]] = []
+    for question, words, code in plays:
+        group = next((g for g in groups if question not in g), None)
+        if group is None:
+            groups.append(group := {})
+        group[question] = (words, code)
+    return groups
+
+
+def play(assigned, tmp_path, plays, expect_zero=True):
+    for i, group in enumerate(batches(plays)):
+        folder = tmp_path / f"submission_{i}"
+        folder.mkdir()
+        results = grade(assigned, submission(assigned, folder, {q: c for q, (_, c) in group.items()}), folder)
+        for question, (words, _) in group.items():
+            assert words in results[question]["output"], (question, words, results[question]["output"][-600:])
+            assert results[question]["score"] == 0, (question, words, results[question])
+        for question in set(FULL) - set(group):  # a mistake costs only its own question
+            assert results[question]["score"] == FULL[question], (group.keys(), question, results[question]["output"][-600:])
+
+
 def test_assign_writes_student_solution_and_autograder(assigned):
-    assert (assigned / "student" / NAME).exists()
-    assert (assigned / "autograder" / NAME).exists()
+    assert (assigned / "student" / NAME).exists() and (assigned / "autograder" / NAME).exists()
     assert len(list((assigned / "autograder").glob("*-autograder_*.zip"))) == 1
 
 
-def test_student_version_has_stubs_public_tests_and_no_solutions_or_hidden_tests(assigned):
-    text = (assigned / "student" / NAME).read_text()
+def test_committed_student_version_has_stubs_public_tests_and_no_solutions_or_hidden_tests():
+    text = (ROOT / "notebooks" / NAME).read_text() + (ROOT / "notebooks" / NAME).with_suffix(".py").read_text()
     assert 'raise NotImplementedError(\\"Question 3: CrossAttention.forward\\")' in text
-    assert "masked_fill(~key_mask" not in text and "transpose(1, 2).reshape" not in text
+    assert "masked_fill(~key_mask" not in text and "transpose(1, 2).reshape" not in text and "**Solution.**" not in text
     assert "seed=0" in text, "public tests stay in the student version"
-    assert "seed=1234" not in text and "seed=4242" not in text, "hidden tests must not reach students"
+    assert not re.search(r"seed=(1234|99|7|5|4242)\b", text), "hidden tests must not reach students"
 
 
-def test_solution_passes_every_public_and_hidden_test(assigned, tmp_path):
+def test_solution_earns_full_marks(assigned, tmp_path):
     results = grade(assigned, assigned / "autograder" / NAME, tmp_path)
-    assert sorted(results) == ["q1", "q2", "q3", "q4", "q5"]
-    assert all(t["score"] == t["max_score"] > 0 for t in results.values()), results
+    assert {q: t["score"] for q, t in results.items()} == FULL, results
 
 
-def test_untouched_student_version_fails_readably_without_crashing(assigned, tmp_path):
-    student = assigned / "student" / NAME
-    results = grade(assigned, student, tmp_path)
-    assert all(t["score"] == 0 for t in results.values())
+def test_each_named_mistake_appears_in_the_feedback_and_costs_only_its_question(assigned, tmp_path):
+    play(assigned, tmp_path, MISTAKE_PLAYS)
+
+
+def test_library_shortcuts_score_zero_on_their_question(assigned, tmp_path):
+    play(assigned, tmp_path, ROUTE_PLAYS)
+
+
+@pytest.mark.parametrize("tamper", [
+    "hw.check_scores = hw.check_masked_attention = hw.check_cross_attention_module = lambda *a, **k: None",
+    "from types import SimpleNamespace\nhw = SimpleNamespace(**{n: (lambda *a, **k: None) for n in "
+    "['check_scores', 'check_masked_attention', 'check_cross_attention_module', 'check_decoder_layer', 'check_translations']})",
+    "torch.allclose = lambda *a, **k: True\ntorch.testing.assert_close = lambda *a, **k: None",
+], ids=["rebind-checks", "rebind-hw", "patch-allclose"])
+def test_switching_the_checks_off_scores_zero(assigned, tmp_path, tamper):
+    answers = {"q1": "def cross_attention_scores(q, k):\n    return torch.zeros(q.size(0), q.size(1), k.size(1))\n",
+               "q2": "def masked_cross_attention(q, k, v, key_mask):\n    return torch.zeros_like(q), torch.zeros(q.size(0), q.size(1), k.size(1))\n"}
+    results = grade(assigned, submission(assigned, tmp_path, answers, base="student", after_imports=tamper), tmp_path)
+    assert all(t["score"] == 0 for t in results.values()), {q: t["score"] for q, t in results.items()}
+
+
+def test_untouched_student_version_scores_zero_readably(assigned, tmp_path):
+    results = grade(assigned, assigned / "student" / NAME, tmp_path)
     for name, test in results.items():
-        assert f"not yet implemented: Question {name[1]}" in test["output"], test["output"][-300:]
-    executed = tmp_path / "executed.ipynb"
-    subprocess.run([Path(sys.executable).parent / "jupyter", "nbconvert", "--to", "notebook", "--execute",
-                    "--output", executed, student], check=True, capture_output=True, timeout=300, cwd=student.parent)
-    outputs = [o for c in nbformat.read(executed, 4).cells if c.cell_type == "code" for o in c.outputs]
-    assert not [o for o in outputs if o.output_type == "error"], "the student notebook must run top to bottom"
+        assert test["score"] == 0 and f"not yet implemented: Question {name[1]}" in test["output"], test["output"][-300:]
+        assert "Traceback" not in test["output"], "feedback never shows the checker's source lines"
+
+
+def test_solution_earns_full_marks_from_a_wheel_outside_the_repo(assigned, tmp_path):
+    """The Gradescope route: pip install the package (weights included), no repo."""
+    wheels = tmp_path / "wheels"
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", wheels, ROOT],
+                   check=True, capture_output=True, timeout=300)
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", venv], check=True, timeout=120)
+    python = venv / "bin" / "python"
+    site = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          check=True, capture_output=True, text=True).stdout.strip()
+    deps = subprocess.run([sys.executable, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          check=True, capture_output=True, text=True).stdout.strip()
+    Path(site, "course_dependencies.pth").write_text(deps + "\n")  # torch & co. from the course venv
+    subprocess.run([python, "-m", "pip", "install", "-q", "--no-deps", "--no-index", next(wheels.glob("*.whl"))],
+                   check=True, capture_output=True, timeout=300)
+    where = subprocess.run([python, "-c", "import anatomy.homework, anatomy.dates_translator as d; "
+                            "print(anatomy.__file__); print(d.DATES_MODEL_DIR)"], check=True, capture_output=True,
+                           text=True, cwd=tmp_path).stdout.split()
+    assert all(path.startswith(site) for path in where), where
+    outside = tmp_path / "grading"
+    outside.mkdir()
+    notebook = outside / NAME
+    notebook.write_bytes((assigned / "autograder" / NAME).read_bytes())
+    results = grade(assigned, notebook, outside, python=python)
+    assert {q: t["score"] for q, t in results.items()} == FULL, results

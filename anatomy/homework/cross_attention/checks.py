@@ -1,0 +1,118 @@
+"""Checks for questions 1-3 of the cross-attention homework (notebook 08): scores, the padding mask,
+a multi-head CrossAttention module. Each runs the student's answer on fresh random inputs (the seed
+picks them: public tests use one, hidden tests others drawn from the instructor's secret).
+Shapes: B batch, H heads, Tq decoder (query) tokens, Ts encoder (source) tokens, D model width.
+"""
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from anatomy.attention import scaled_dot_product_attention
+from anatomy.homework.cross_attention.mistakes import MISTAKES, attention, multi_head
+from anatomy.homework.feedback import Feedback, call, compare
+from anatomy.homework.tracing import forbid, methods
+from anatomy.masks import padding_mask
+from anatomy.multihead import AttentionHead, MultiHeadAttention, PerHeadMultiHeadAttention
+
+LIBRARY_ATTENTION = {**methods(MultiHeadAttention, PerHeadMultiHeadAttention, AttentionHead, nn.MultiheadAttention),
+                     scaled_dot_product_attention: "anatomy.scaled_dot_product_attention",
+                     F.scaled_dot_product_attention: "F.scaled_dot_product_attention",
+                     F.multi_head_attention_forward: "F.multi_head_attention_forward",
+                     torch._native_multi_head_attention: "nn.MultiheadAttention"}
+LIBRARY_ATEN = {"scaled_dot_product": "F.scaled_dot_product_attention", "multi_head_attention": "nn.MultiheadAttention"}
+
+
+def inputs(seed: int, batch: int = 2, queries: int = 3, sources: int = 5, width: int = 8):
+    """Random decoder states (B, Tq, D), memory (B, Ts, D), and a (B, Ts) mask whose last row is padded."""
+    generator = torch.Generator().manual_seed(seed)
+    x = torch.randn(batch, queries, width, generator=generator)
+    memory = torch.randn(batch, sources, width, generator=generator)
+    key_mask = torch.ones(batch, sources, dtype=torch.bool)
+    key_mask[-1, sources - 2:] = False
+    return x, memory, key_mask
+
+
+def run_yourself(answer, *args):
+    """call(answer, *args), refusing any library attention it uses (even one created on the fly)."""
+    with forbid(LIBRARY_ATTENTION, LIBRARY_ATEN) as seen:
+        try:
+            result, failure = call(answer, *args), None
+        except Feedback as feedback:
+            result, failure = None, feedback
+    if seen:
+        raise Feedback(f"uses {seen[0]}: this question asks you to write the attention yourself")
+    if failure is not None:
+        raise failure
+    return result
+
+
+def check_weights(weights: torch.Tensor) -> None:
+    sums = weights.sum(-1)
+    if not torch.allclose(sums, torch.ones_like(sums), atol=1e-5):
+        raise Feedback(f"your weights don't sum to 1 over the source tokens: row sums range from "
+                       f"{sums.min().item():.3f} to {sums.max().item():.3f}")
+
+
+def check_scores(answer, seed: int = 0, **shape) -> None:
+    """Question 1: cross_attention_scores(q (B, Tq, d), k (B, Ts, d)) -> (B, Tq, Ts)."""
+    q, k, _ = inputs(seed, **shape)
+    expected = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))  # (B, Tq, Ts)
+    got = call(answer, q, k)
+    compare(got, expected, "scores", [(MISTAKES["no_scaling"], expected * math.sqrt(q.size(-1))),
+                                      (MISTAKES["scaled_by_d"], expected / math.sqrt(q.size(-1))),
+                                      (MISTAKES["swapped"], expected.transpose(-2, -1))])
+
+
+def pair(result, what: str) -> tuple:
+    if not isinstance(result, tuple) or len(result) != 2:
+        raise Feedback(f"{what} must return a tuple (output, weights), got {type(result).__name__}")
+    return result
+
+
+def check_masked_attention(answer, seed: int = 0, **shape) -> None:
+    """Question 2: masked_cross_attention(q, k, v, key_mask) -> (output (B, Tq, d), weights (B, Tq, Ts))."""
+    q, memory, key_mask = inputs(seed, **shape)
+    output, weights = pair(run_yourself(answer, q, memory, memory, key_mask), "masked_cross_attention")
+    expected = scaled_dot_product_attention(q, memory, memory, padding_mask(key_mask)[:, 0])  # anatomy's tested attention
+    names = ("no_scaling", "scaled_by_d", "softmax_dim", "log_softmax", "no_mask", "inverted_mask", "causal",
+             "added_values")
+    variants = [(MISTAKES[name], attention(q, memory, memory, key_mask, name)) for name in names]
+    compare(weights, expected[1], "weights", [(m, v[1]) for m, v in variants], lambda: check_weights(weights))
+    compare(output, expected[0], "output", [(m, v[0]) for m, v in variants])
+
+
+def check_cross_attention_module(module_class, seed: int = 0, heads: int = 2, **shape) -> None:
+    """Question 3: CrossAttention(config) with q_proj, k_proj, v_proj, out_proj;
+    forward(x, memory, key_mask) -> (output (B, Tq, D), weights (B, H, Tq, Ts))."""
+    x, memory, key_mask = inputs(seed, **shape)
+    config = SimpleNamespace(hidden_size=x.size(-1), num_attention_heads=heads)
+    torch.manual_seed(seed)
+    theirs = run_yourself(module_class, config)
+    if not isinstance(theirs, nn.Module):
+        raise Feedback(f"CrossAttention(config) must build an nn.Module, got {type(theirs).__name__}")
+    theirs.eval()
+    library = [type(m).__name__ for m in theirs.modules() if isinstance(m, (MultiHeadAttention, nn.MultiheadAttention))]
+    if library:
+        raise Feedback(f"uses {library[0]}: this question asks you to write the attention yourself")
+    missing = {"q_proj", "k_proj", "v_proj", "out_proj"} - {name for name, _ in theirs.named_children()}
+    if missing:
+        raise Feedback(f"CrossAttention needs nn.Linear(D, D) layers named {sorted(missing)}")
+    reference = MultiHeadAttention(config).eval()
+    reference.load_state_dict(theirs.state_dict(), strict=False)
+    for mask in (None, key_mask):  # without padding first: a swap of Q and K/V shows in the shape
+        with torch.no_grad():
+            output, weights = pair(run_yourself(theirs, x, memory, mask), "forward")
+            again = pair(run_yourself(theirs, x, memory, mask), "forward")[0]
+            expected = reference(x, memory, mask=None if mask is None else padding_mask(mask))
+            variants = [(MISTAKES[name], multi_head(reference, x, memory, mask, name)) for name in MISTAKES
+                        if name not in ("dropout_in_eval", "pre_ln", "no_residual", "cross_before_self")]
+        if isinstance(output, torch.Tensor) and isinstance(again, torch.Tensor) and not torch.equal(output, again):
+            raise MISTAKES["dropout_in_eval"].feedback(output, again, "output") from None
+        compare(weights, expected[1], "weights", [(m, v[1]) for m, v in variants],
+                lambda: check_weights(weights))
+        compare(output, expected[0], "output", [(m, v[0]) for m, v in variants])
