@@ -80,6 +80,10 @@ homework: install
 	cd notebooks && ../$(VENV)/bin/jupyter nbconvert --log-level=ERROR --to notebook --execute --inplace \
 	    --ExecutePreprocessor.record_timing=False 08_homework_cross_attention.ipynb && \
 	    ../$(VENV)/bin/jupytext --sync -q 08_homework_cross_attention.ipynb
+	$(PY) instructor/assign.py instructor/10_homework_sentiment.ipynb --secret "$(SECRET)" --out build/homework_sentiment
+	cd notebooks && ../$(VENV)/bin/jupyter nbconvert --log-level=ERROR --to notebook --execute --inplace \
+	    --ExecutePreprocessor.record_timing=False 10_homework_sentiment.ipynb && \
+	    ../$(VENV)/bin/jupytext --sync -q 10_homework_sentiment.ipynb
 
 clean:
 	rm -rf $(VENV) build *.egg-info $(VENDOR)
