@@ -128,3 +128,16 @@ def frozen_run(classifier, batches, steps):
 ], ids=["frozen", "diverging", "no_eval", "no_grad"])
 def test_run_mistakes_are_named(tune, score, message):
     assert message in (hw.check_fine_tuning.feedback(Solution, tune, score, seed=0) or "passed")
+
+
+def test_student_version_has_stubs_and_no_solutions_or_hidden_tests():
+    from pathlib import Path
+
+    root = Path(__file__).parent.parent
+    student = (root / "notebooks" / "10_homework_sentiment.py").read_text()
+    master = (root / "instructor" / "10_homework_sentiment.py").read_text()
+    assert 'raise NotImplementedError("Question 3: training_step")' in student
+    assert "binary_cross_entropy_with_logits(logits" in master
+    assert "binary_cross_entropy_with_logits(logits" not in student and "lr=1e-4" not in student
+    assert "seed=2718" in master and "seed=2718" not in student and "seed=23" not in student
+    assert "Rubric" not in student and "hw.check_predict(SentimentClassifier, seed=0)" in student
