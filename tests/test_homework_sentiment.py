@@ -122,7 +122,7 @@ def frozen_run(classifier, batches, steps):
 
 @pytest.mark.parametrize("tune, score, message", [
     (frozen_run, evaluate, "the encoder was left frozen"),
-    (lambda c, b, s: fine_tune_run(c, b, s, lr=5e-2), evaluate, "the learning rate is too high: the loss diverged"),
+    (lambda c, b, s: fine_tune_run(c, b, s, lr=5e-2), evaluate, "the learning rate is too high: the loss diverged or never went down"),
     (fine_tune_run, lambda c, b: evaluate(c, b, eval_mode=False), "evaluation ran in training mode"),
     (fine_tune_run, lambda c, b: evaluate(c, b, no_grad=False), "evaluation ran with autograd on"),
 ], ids=["frozen", "diverging", "no_eval", "no_grad"])
