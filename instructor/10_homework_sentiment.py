@@ -30,7 +30,7 @@
 # | 1 | the head: `nn.Linear(D, 1)` | 1 |
 # | 2 | `predict`: P(positive) from the `[CLS]` state | 3 |
 # | 3 | `training_step`: the binary cross-entropy loss | 3 |
-# | 4 | `fine_tune_run` and `evaluate`: ≥ 75 % on 200 held-out sentences | 4 |
+# | 4 | `fine_tune_run` and `evaluate`: ≥ 70 % on 200 held-out sentences | 4 |
 # | 5 | written: what the model's mistakes show | 2 |
 #
 # Expected time: 60–90 minutes. Question 4's run takes about 15 s on a laptop CPU.
@@ -228,7 +228,7 @@ hw.check_training_step(SentimentClassifier, seed=23, size=6, tokens=8)
 # pre-trained model; return what `train` returns. Then write `evaluate(classifier, batches)`: the
 # share of sentences (a Python float) whose predicted probability is on the right side of 0.5,
 # computed in evaluation mode and without autograd. The check fine-tunes a fresh classifier
-# (48 steps of 16 review sentences) and needs at least 75 % accuracy on 200 held-out sentences.
+# (48 steps of 16 review sentences) and needs at least 70 % accuracy on 200 held-out sentences.
 
 # %% [raw]
 # # BEGIN SOLUTION
