@@ -15,9 +15,9 @@ export HF_HUB_DISABLE_PROGRESS_BARS := 1
 export TOKENIZERS_PARALLELISM := false
 export PYTHONWARNINGS := ignore::DeprecationWarning
 
-.PHONY: install lab notebook7 test notebooks sync bench homework clean
+.PHONY: install reviews lab notebook7 test notebooks sync bench homework clean
 
-install: $(STAMP) $(VENDOR)/.installed
+install: $(STAMP) $(VENDOR)/.installed reviews
 
 # torch is pinned by constraints.txt (a local CPU wheel here); requirements.txt stays Colab-friendly.
 $(STAMP): requirements.txt constraints.txt pyproject.toml
@@ -35,6 +35,11 @@ $(VENDOR)/.installed: Makefile
 	    cp build/js/node_modules/requirejs/require.js build/js/node_modules/d3/dist/d3.min.js \
 	       build/js/node_modules/jquery/dist/jquery.min.js $(VENDOR)/ && touch $@; \
 	else echo "npm not found: BertViz views will load their scripts from a CDN (online only)."; fi
+
+# Notebook 09's movie-review ratings (Hutto & Gilbert 2014), from vaderSentiment's sdist on PyPI into
+# ~/.cache/anatomy (or $$ANATOMY_DATA); never committed. The loader also fetches them on first use (Colab).
+reviews: $(STAMP)
+	$(PY) -c "import anatomy.sentiment_data as s; s.fetch_reviews()"
 
 # Extra options go in LAB_ARGS, e.g. make lab LAB_ARGS="--port 9999 --no-browser".
 # Jupyter refuses to run as root (containers, Colab-like images) unless told --allow-root.
@@ -69,7 +74,7 @@ sync: install
 	cd notebooks && ../$(VENV)/bin/jupytext --sync -q [0-9][0-9]_*.py
 
 # Speed ratios measured side by side in one run, attention's growth with T, and notebook 07's
-# training run (never timed tests). growth.py rewrites images/attention_growth.{csv,png}.
+# training run and notebook 09's fine-tuning (never timed tests). growth.py rewrites images/attention_growth.{csv,png}.
 bench: install
 	$(PY) benchmarks/bench.py
 	$(PY) benchmarks/growth.py
@@ -77,6 +82,7 @@ bench: install
 	$(PY) benchmarks/train_dates.py
 	$(PY) benchmarks/train_vit.py
 	$(PY) benchmarks/train_copy.py
+	$(PY) benchmarks/finetune.py
 
 # The homework's versions from its master (instructor/, otter-grader, works offline):
 # build/homework/student/ (hand out; also copied to notebooks/ and executed there),
@@ -87,6 +93,10 @@ homework: install
 	cd notebooks && ../$(VENV)/bin/jupyter nbconvert --log-level=ERROR --to notebook --execute --inplace \
 	    --ExecutePreprocessor.record_timing=False 08_homework_cross_attention.ipynb && \
 	    ../$(VENV)/bin/jupytext --sync -q 08_homework_cross_attention.ipynb
+	$(PY) instructor/assign.py instructor/10_homework_sentiment.ipynb --secret "$(SECRET)" --out build/homework_sentiment
+	cd notebooks && ../$(VENV)/bin/jupyter nbconvert --log-level=ERROR --to notebook --execute --inplace \
+	    --ExecutePreprocessor.record_timing=False 10_homework_sentiment.ipynb && \
+	    ../$(VENV)/bin/jupytext --sync -q 10_homework_sentiment.ipynb
 
 clean:
 	rm -rf $(VENV) build *.egg-info $(VENDOR)

