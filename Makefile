@@ -64,6 +64,7 @@ bench: install
 	$(PY) benchmarks/bench.py
 	$(PY) benchmarks/growth.py
 	$(PY) benchmarks/train_dates.py
+	$(PY) benchmarks/decoder.py
 
 # The homework's three versions from its one master notebook (otter-grader, works offline):
 # build/homework/student/ (hand out), build/homework/autograder/ (solution + autograder zip).

@@ -25,7 +25,8 @@ def apply_rotary(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0
         positions = positions[None]  # (1, T)
     if positions.shape[-1] != x.size(-2):
         raise ValueError(f"positions must have one entry per token ({x.size(-2)}), got shape {tuple(positions.shape)}")
-    angles = positions[:, None, :, None].float() * rotary_frequencies(x.size(-1), base).to(x.device)  # (B, 1, T, Dh/2)
+    frequencies = rotary_frequencies(x.size(-1), base).to(x.device, x.dtype)  # float32, as HF's Llama, unless x is float64
+    angles = positions[:, None, :, None].to(x.dtype) * frequencies  # (B, 1, T, Dh/2)
     cos, sin = angles.cos(), angles.sin()
     even, odd = x[..., 0::2], x[..., 1::2]  # (B, H, T, Dh/2) each: the two coordinates of every pair
     rotated = torch.stack([even * cos - odd * sin, even * sin + odd * cos], dim=-1)  # (B, H, T, Dh/2, 2)
