@@ -46,7 +46,7 @@ def docstring_corpus(count: int = 6000, held_out: float = 0.1) -> CharCorpus:
 def docstring_config(corpus: CharCorpus) -> GPTConfig:
     """Small enough to train in about a minute on two CPU cores."""
     return GPTConfig(vocab_size=len(corpus.characters), hidden_size=128, num_attention_heads=4,
-                     num_hidden_layers=2, intermediate_size=512, max_position_embeddings=128)
+                     num_hidden_layers=2, intermediate_size=512, max_position_embeddings=64)
 
 
 def windows(ids: torch.Tensor, batch_size: int, length: int, generator: torch.Generator) -> Iterator[torch.Tensor]:
@@ -61,16 +61,19 @@ def next_character_loss(model: GPT, window: torch.Tensor) -> torch.Tensor:
     return token_cross_entropy(logits, window[:, 1:], ignore_id=-100)
 
 
-def train_docstring_gpt(model: GPT, corpus: CharCorpus, steps: int = 600, batch_size: int = 16,
-                        length: int = 64, seed: int = 0, progress: bool = True) -> TrainingRun:
+def train_docstring_gpt(model: GPT, corpus: CharCorpus, steps: int = 800, batch_size: int = 16,
+                        seed: int = 0, progress: bool = True) -> TrainingRun:
+    """Windows as long as the context: every position embedding gets trained."""
+    length = model.config.max_position_embeddings
     batches = windows(corpus.train_ids, batch_size, length, torch.Generator().manual_seed(seed))
-    return train(model, batches, next_character_loss, steps, peak_lr=3e-3, warmup_steps=50,
+    return train(model, batches, next_character_loss, steps, peak_lr=5e-3, warmup_steps=50,
                  max_grad_norm=1.0, progress=progress)
 
 
 @torch.no_grad()
-def validation_loss(model: GPT, ids: torch.Tensor, length: int = 128) -> float:
-    """Mean next-character cross-entropy (nats) over the held-out text, in consecutive windows."""
+def validation_loss(model: GPT, ids: torch.Tensor) -> float:
+    """Mean next-character cross-entropy (nats) over the held-out text, in consecutive context-long windows."""
+    length = model.config.max_position_embeddings
     usable = (len(ids) - 1) // length * length
     inputs = ids[:usable].view(-1, length)  # (N, T)
     labels = ids[1:usable + 1].view(-1, length)
