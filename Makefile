@@ -83,6 +83,7 @@ bench: install
 	$(PY) benchmarks/train_vit.py
 	$(PY) benchmarks/train_copy.py
 	$(PY) benchmarks/finetune.py
+	$(PY) benchmarks/decoder.py
 
 # The homework's versions from its master (instructor/, otter-grader, works offline):
 # build/homework/student/ (hand out; also copied to notebooks/ and executed there),

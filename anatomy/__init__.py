@@ -27,5 +27,14 @@ from anatomy.tiled_attention import tiled_attention
 from anatomy.transformer import Seq2SeqOutput, Transformer, TransformerConfig
 from anatomy.vit import PatchEmbedding, VisionTransformer, VisionTransformerConfig
 from anatomy.wordpiece import WordPieceTokenizer
+from anatomy.beam_search import beam_search
+from anatomy.gpt import GPT, GPTConfig
+from anatomy.gqa import GroupedQueryAttention
+from anatomy.kv_cache import KVCache
+from anatomy.llama import Llama, LlamaConfig
+from anatomy.rmsnorm import RMSNorm
+from anatomy.rotary import apply_rotary
+from anatomy.swiglu import SwiGLU
+from anatomy.text_generation import generate
 
 __version__ = "0.1.0"

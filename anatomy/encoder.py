@@ -13,6 +13,7 @@ from torch import nn
 from anatomy.config import require
 from anatomy.embeddings import Embeddings
 from anatomy.feedforward import FeedForward
+from anatomy.kv_cache import LayerCache
 from anatomy.masks import padding_mask
 from anatomy.multihead import MultiHeadAttention
 
@@ -35,13 +36,15 @@ class TransformerEncoderLayer(nn.Module):
         self.layer_norm_2 = nn.LayerNorm(config.hidden_size, eps=eps)
         self.dropout = nn.Dropout(getattr(config, "hidden_dropout_prob", 0.1))
 
-    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None,
-                need_weights: bool = True) -> tuple[torch.Tensor, torch.Tensor | None]:
+    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None, need_weights: bool = True,
+                cache: LayerCache | None = None) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """`cache` (11_gpt): this layer's keys and values from earlier tokens, for self-attention."""
         if self.norm_first:
-            attended, weights = self.self_attn(self.layer_norm_1(x), mask=mask, need_weights=need_weights)
+            attended, weights = self.self_attn(self.layer_norm_1(x), mask=mask, need_weights=need_weights,
+                                               cache=cache)
             x = x + self.dropout(attended)
             return x + self.feed_forward(self.layer_norm_2(x)), weights  # (B, T, D)
-        attended, weights = self.self_attn(x, mask=mask, need_weights=need_weights)
+        attended, weights = self.self_attn(x, mask=mask, need_weights=need_weights, cache=cache)
         x = self.layer_norm_1(x + self.dropout(attended))
         return self.layer_norm_2(x + self.feed_forward(x)), weights  # (B, T, D)
 

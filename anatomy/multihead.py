@@ -13,6 +13,7 @@ from torch import nn
 
 from anatomy.attention import scaled_dot_product_attention
 from anatomy.config import check_divisible, require
+from anatomy.kv_cache import LayerCache
 from anatomy.masks import check_mask
 
 
@@ -93,7 +94,8 @@ class MultiHeadAttention(nn.Module):
     """Fused multi-head attention: one D -> D projection each for Q, K and V serves all heads.
 
     forward(query, key=None, value=None, mask=None): key and value default to the query
-    (self-attention); pass the encoder output as key for cross-attention.
+    (self-attention); pass the encoder output as key for cross-attention. With a `cache`
+    (11_gpt), the new keys and values join the cached ones and the query attends over all of them.
     """
 
     def __init__(self, config: Any) -> None:
@@ -118,14 +120,19 @@ class MultiHeadAttention(nn.Module):
 
     def forward(self, query: torch.Tensor, key: torch.Tensor | None = None,
                 value: torch.Tensor | None = None, mask: torch.Tensor | None = None,
-                need_weights: bool = True) -> tuple[torch.Tensor, torch.Tensor | None]:
+                need_weights: bool = True, cache: LayerCache | None = None,
+                ) -> tuple[torch.Tensor, torch.Tensor | None]:
         """Returns (output (B, Tq, D), weights (B, H, Tq, Tk), or None if not need_weights)."""
         key = query if key is None else key
         value = key if value is None else value
-        check_attention_inputs(self, query, key, value, mask)
+        check_attention_inputs(self, query, key, value, mask=None)  # the mask is checked once the cache adds its keys
         q = self.split_heads(self.q_proj(query))  # (B, H, Tq, Dh)
         k = self.split_heads(self.k_proj(key))  # (B, H, Tk, Dh)
         v = self.split_heads(self.v_proj(value))  # (B, H, Tk, Dh)
+        if cache is not None:
+            k, v = cache.update(k, v)  # (B, H, Tcached + Tk, Dh)
+        if mask is not None:
+            check_mask(mask, (query.size(0), self.num_heads, query.size(1), k.size(-2)), query.device)
         dropout_p = self.dropout_p if self.training else 0.0
         if need_weights:
             attended, weights = scaled_dot_product_attention(q, k, v, mask, dropout_p)  # (B, H, Tq, Dh)

@@ -1,0 +1,60 @@
+"""The KV cache: keep each layer's keys and values, so that generating token t+1 only computes token t+1.
+
+Taught in: 11_gpt (and 12_modern_block, where grouped-query attention makes it smaller).
+Shapes: B batch, Hkv key-value heads, T tokens cached so far, Dh head width.
+One design serves every decoder-only model here: attention hands its new keys and values to
+`LayerCache.update` and attends over what it gets back.
+"""
+from __future__ import annotations
+
+import torch
+
+
+class LayerCache:
+    """One layer's keys and values so far, each (B, Hkv, T, Dh)."""
+
+    def __init__(self) -> None:
+        self.keys: torch.Tensor | None = None
+        self.values: torch.Tensor | None = None
+
+    def update(self, keys: torch.Tensor, values: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Append the new (B, Hkv, Tnew, Dh) keys and values; return all of them, (B, Hkv, T + Tnew, Dh)."""
+        if self.keys is not None and keys.size(0) != self.keys.size(0):
+            raise ValueError(f"this KV cache holds a batch of {self.keys.size(0)} sequences, got a batch of "
+                             f"{keys.size(0)}; start a new cache (KVCache(num_layers)) for a new batch")
+        if self.keys is None:
+            self.keys, self.values = keys, values
+        else:
+            self.keys = torch.cat([self.keys, keys], dim=-2)  # (B, Hkv, T + Tnew, Dh)
+            self.values = torch.cat([self.values, values], dim=-2)
+        return self.keys, self.values
+
+
+class KVCache:
+    """A LayerCache per layer: `cache[i]` goes to layer i."""
+
+    def __init__(self, num_layers: int) -> None:
+        self.layers = [LayerCache() for _ in range(num_layers)]
+
+    def __getitem__(self, index: int) -> LayerCache:
+        return self.layers[index]
+
+    def __len__(self) -> int:
+        return len(self.layers)
+
+    @property
+    def length(self) -> int:
+        """How many tokens are cached (0 before the first forward)."""
+        first = self.layers[0].keys
+        return 0 if first is None else first.size(-2)
+
+    def memory_bytes(self) -> int:
+        """Bytes held: layers x 2 (keys and values) x B x Hkv x T x Dh x bytes per number."""
+        return sum(t.numel() * t.element_size() for layer in self.layers
+                   for t in (layer.keys, layer.values) if t is not None)
+
+
+def cache_memory_bytes(num_layers: int, num_kv_heads: int, head_dim: int, tokens: int,
+                       batch_size: int = 1, bytes_per_number: int = 4) -> int:
+    """The formula: layers x 2 x B x T x (Hkv x Dh). With Hkv = H it is layers x 2 x B x T x D."""
+    return num_layers * 2 * batch_size * tokens * num_kv_heads * head_dim * bytes_per_number

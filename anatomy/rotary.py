@@ -1,0 +1,42 @@
+"""Rotary position embeddings (RoPE): rotate each query and key by an angle proportional to its position.
+
+Taught in: 12_modern_block.  Shapes: B batch, H heads, T tokens, Dh head width (even).
+Notebook 02 showed that moving the sinusoidal code from position p to p + k is a fixed rotation of
+each pair of coordinates by k x frequency_i. RoPE applies that rotation to q and k themselves: pair
+(2i, 2i + 1) of the vector at position m turns by m x frequency_i. Rotations compose, so the dot
+product of a query at m and a key at n sees only the difference: q·k depends on m - n alone.
+"""
+from __future__ import annotations
+
+import torch
+
+
+def rotary_frequencies(head_dim: int, base: float = 10000.0) -> torch.Tensor:
+    """frequency_i = base^(-2i / Dh) for the Dh/2 pairs: the same frequencies as notebook 02's sinusoids."""
+    if head_dim <= 0 or head_dim % 2:
+        raise ValueError(f"head_dim must be a positive even number, got {head_dim}")
+    return base ** (-torch.arange(0, head_dim, 2, dtype=torch.float32) / head_dim)  # (Dh/2,)
+
+
+def apply_rotary(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
+    """Rotate pair (2i, 2i + 1) of every vector by position x frequency_i.
+    x: (B, H, T, Dh); positions: (B, T) or (T,) integer positions. Returns the same shape as x."""
+    if positions.dim() == 1:
+        positions = positions[None]  # (1, T)
+    if positions.shape[-1] != x.size(-2):
+        raise ValueError(f"positions must have one entry per token ({x.size(-2)}), got shape {tuple(positions.shape)}")
+    frequencies = rotary_frequencies(x.size(-1), base).to(x.device, x.dtype)  # float32, as HF's Llama, unless x is float64
+    angles = positions[:, None, :, None].to(x.dtype) * frequencies  # (B, 1, T, Dh/2)
+    cos, sin = angles.cos(), angles.sin()
+    even, odd = x[..., 0::2], x[..., 1::2]  # (B, H, T, Dh/2) each: the two coordinates of every pair
+    rotated = torch.stack([even * cos - odd * sin, even * sin + odd * cos], dim=-1)  # (B, H, T, Dh/2, 2)
+    return rotated.flatten(-2)  # (B, H, T, Dh), pairs back in place
+
+
+def pairs_from_halves(weight: torch.Tensor, num_heads: int) -> torch.Tensor:
+    """Hugging Face's Llama pairs coordinate i with i + Dh/2 (rotate_half); we pair 2i with 2i + 1.
+    Reorder the rows of a q_proj or k_proj weight (H x Dh, D) so that our pairs get HF's halves."""
+    rows, width = weight.shape
+    head_dim = rows // num_heads
+    halves = weight.view(num_heads, 2, head_dim // 2, width)  # (H, first/second half, Dh/2, D)
+    return halves.transpose(1, 2).reshape(rows, width)  # row 2i <- i, row 2i + 1 <- i + Dh/2

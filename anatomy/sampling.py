@@ -1,0 +1,58 @@
+"""Choosing the next token from the logits: greedy, temperature, top-k, top-p (nucleus).
+
+Taught in: 11_gpt.  Shapes: B batch, V vocabulary.
+Each filter sets the logits of the tokens it removes to -inf, so the softmax gives them 0; they
+compose in Hugging Face's order: temperature, then top-k, then top-p.
+"""
+from __future__ import annotations
+
+import torch
+
+
+def check_sampling(temperature: float, top_k: int | None, top_p: float | None) -> None:
+    if not temperature > 0:
+        raise ValueError(f"temperature must be > 0 (use greedy decoding for 'temperature 0'), got {temperature}")
+    if top_k is not None and top_k < 1:
+        raise ValueError(f"top_k must be at least 1 (or None for no cut), got {top_k}")
+    if top_p is not None and not 0 < top_p <= 1:
+        raise ValueError(f"top_p must lie in (0, 1], got {top_p}")
+
+
+def top_k_filter(logits: torch.Tensor, top_k: int) -> torch.Tensor:
+    """Keep the k largest logits of each row (ties with the k-th are kept too)."""
+    check_sampling(1.0, top_k, None)
+    kth_largest = logits.topk(min(top_k, logits.size(-1)), dim=-1).values[..., -1:]  # (B, 1)
+    return logits.masked_fill(logits < kth_largest, float("-inf"))  # (B, V)
+
+
+def top_p_filter(logits: torch.Tensor, top_p: float) -> torch.Tensor:
+    """Keep the smallest set of most likely tokens whose probabilities sum to at least top_p."""
+    check_sampling(1.0, None, top_p)
+    sorted_logits, order = logits.sort(dim=-1, descending=True)  # (B, V)
+    probs = sorted_logits.softmax(dim=-1)
+    mass_before = probs.cumsum(dim=-1) - probs  # (B, V): the mass of the strictly more likely tokens
+    remove_sorted = mass_before >= top_p  # the set already had enough mass without this token
+    remove = remove_sorted.scatter(-1, order, remove_sorted)  # back to vocabulary order
+    return logits.masked_fill(remove, float("-inf"))  # (B, V)
+
+
+def next_token_distribution(logits: torch.Tensor, temperature: float = 1.0, top_k: int | None = None,
+                            top_p: float | None = None) -> torch.Tensor:
+    """The probabilities sampling draws from, (B, V)."""
+    check_sampling(temperature, top_k, top_p)
+    logits = logits / temperature  # < 1 sharpens, > 1 flattens
+    if top_k is not None:
+        logits = top_k_filter(logits, top_k)
+    if top_p is not None:
+        logits = top_p_filter(logits, top_p)
+    return logits.softmax(dim=-1)  # (B, V)
+
+
+def choose_next(logits: torch.Tensor, do_sample: bool = False, temperature: float = 1.0,
+                top_k: int | None = None, top_p: float | None = None,
+                generator: torch.Generator | None = None) -> torch.Tensor:
+    """(B, V) logits -> (B,) token ids: the argmax (greedy), or a draw from the filtered distribution."""
+    probs = next_token_distribution(logits, temperature, top_k, top_p)  # checks the arguments either way
+    if not do_sample:
+        return logits.argmax(dim=-1)  # (B,)
+    return torch.multinomial(probs, 1, generator=generator).squeeze(-1)  # (B,)

@@ -1,0 +1,51 @@
+"""Generating text with a decoder-only model, with or without the KV cache.
+
+Taught in: 11_gpt (and 12_modern_block).  Shapes: B batch, T prompt tokens, N new tokens, V vocabulary.
+Any model with forward(input_ids, attention_mask, cache=...) -> .logits (B, T, V), new_cache() and
+config.max_position_embeddings works: our GPT and our Llama. Pad prompts on the LEFT, so that every
+row's next token goes at the same column; the models count positions over real tokens only.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from anatomy.sampling import check_sampling, choose_next
+
+
+@torch.no_grad()
+def generate(model: Any, input_ids: torch.Tensor, attention_mask: torch.Tensor | None = None,
+             max_new_tokens: int = 20, use_cache: bool = True, do_sample: bool = False,
+             temperature: float = 1.0, top_k: int | None = None, top_p: float | None = None,
+             eos_token_id: int | None = None, pad_token_id: int = 0,
+             generator: torch.Generator | None = None) -> torch.Tensor:
+    """Returns (B, T + N) ids: the prompt, then N new tokens (rows that produced EOS get padding after it).
+    Without the cache every step re-reads the whole sequence; with it, only the newest token."""
+    check_sampling(temperature, top_k, top_p)
+    context = model.config.max_position_embeddings
+    if input_ids.size(1) > context:
+        raise ValueError(f"the prompt has {input_ids.size(1)} tokens, longer than the context window ({context})")
+    if input_ids.size(1) + max_new_tokens > context:
+        raise ValueError(f"prompt ({input_ids.size(1)}) + max_new_tokens ({max_new_tokens}) exceed the "
+                         f"context window ({context})")
+    if attention_mask is None:
+        attention_mask = torch.ones_like(input_ids)
+    if attention_mask.shape != input_ids.shape:
+        raise ValueError(f"attention_mask must be {tuple(input_ids.shape)}, got {tuple(attention_mask.shape)}")
+    cache = model.new_cache() if use_cache else None
+    sequence, attention_mask = input_ids, attention_mask.long()
+    step_input = input_ids  # with the cache, only the tokens the model has not seen yet
+    finished = torch.zeros(input_ids.size(0), dtype=torch.bool, device=input_ids.device)  # (B,)
+    for _ in range(max_new_tokens):
+        logits = model(step_input if use_cache else sequence, attention_mask, cache=cache).logits[:, -1]  # (B, V)
+        next_ids = choose_next(logits, do_sample, temperature, top_k, top_p, generator)  # (B,)
+        next_ids = next_ids.masked_fill(finished, pad_token_id)
+        sequence = torch.cat([sequence, next_ids[:, None]], dim=1)  # (B, T + 1)
+        attention_mask = torch.cat([attention_mask, torch.ones_like(next_ids)[:, None]], dim=1)
+        step_input = next_ids[:, None]  # (B, 1)
+        if eos_token_id is not None:
+            finished |= next_ids == eos_token_id
+            if finished.all():
+                break
+    return sequence

@@ -1,0 +1,78 @@
+"""Beam search against exhaustive search on a tiny vocabulary, and against greedy decoding at width 1."""
+from itertools import product
+
+import pytest
+import torch
+
+from anatomy.beam_search import beam_search
+from anatomy.dates import CharVocabulary, date_pairs, make_batch
+from anatomy.dates_translator import DATES_MODEL_DIR
+from anatomy.generation import greedy_decode
+from anatomy.transformer import Transformer, TransformerConfig
+
+PAD, BOS, EOS = 0, 1, 2
+WORDS = tuple(range(5))  # every token a tiny model can write
+
+
+def tiny_model(seed):
+    torch.manual_seed(seed)
+    config = TransformerConfig(vocab_size=5, hidden_size=16, num_attention_heads=2, intermediate_size=32,
+                               num_encoder_layers=1, num_decoder_layers=1, hidden_dropout_prob=0.0,
+                               max_position_embeddings=16)
+    return Transformer(config).eval()
+
+
+@torch.no_grad()
+def exhaustive_best(model, src_ids, max_length, length_penalty):
+    """Score every possible output (EOS only at its end, or cut at max_length) with teacher forcing."""
+    memory, _ = model.encode(src_ids)
+    best, best_score = None, float("-inf")
+    for length in range(1, max_length + 1):
+        for tokens in product(WORDS, repeat=length):
+            if EOS in tokens[:-1]:
+                continue
+            logits = model.decode(torch.tensor([[BOS, *tokens[:-1]]]), memory).logits[0]  # (T, V)
+            log_prob = logits.log_softmax(-1).gather(-1, torch.tensor(tokens)[:, None]).sum().item()
+            ends = tokens[-1] == EOS or length == max_length
+            if ends and log_prob / length ** length_penalty > best_score:
+                best, best_score = list(tokens), log_prob / length ** length_penalty
+    return best, best_score
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("length_penalty", [0.0, 1.0])
+def test_a_wide_enough_beam_finds_the_exhaustive_best(seed, length_penalty):
+    model = tiny_model(seed)
+    src_ids = torch.randint(3, 5, (1, 4), generator=torch.Generator().manual_seed(seed))
+    best, score = exhaustive_best(model, src_ids, 3, length_penalty)
+    found = beam_search(model, src_ids, beam_width=5 ** 3, max_length=3, length_penalty=length_penalty)
+    assert found.tokens == best
+    assert found.score(length_penalty) == pytest.approx(score, abs=1e-5)
+
+
+def test_width_one_is_greedy_on_the_trained_translator():
+    model, vocab = Transformer.from_pretrained(DATES_MODEL_DIR), CharVocabulary()
+    batch = make_batch(date_pairs(40, "held_out", seed=5), vocab)
+    greedy = greedy_decode(model, batch.src_ids, batch.src_mask, max_length=16)
+    for row in range(40):
+        real = batch.src_mask[row].bool()
+        found = beam_search(model, batch.src_ids[row:row + 1, real], beam_width=1, max_length=16)
+        assert found.tokens == greedy[row, :len(found.tokens)].tolist()
+        assert found.tokens[-1] == vocab.eos_id
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_width_one_is_greedy_on_random_models(seed):
+    model = tiny_model(seed)
+    src_ids = torch.randint(3, 5, (1, 6), generator=torch.Generator().manual_seed(seed))
+    greedy = greedy_decode(model, src_ids, max_length=8)[0].tolist()
+    found = beam_search(model, src_ids, beam_width=1, max_length=8).tokens
+    assert found == greedy[:len(found)] and (found[-1] == EOS or len(found) == 8)
+
+
+def test_bad_widths_and_batches_raise():
+    model = tiny_model(0)
+    with pytest.raises(ValueError, match="beam_width must be at least 1, got 0"):
+        beam_search(model, torch.ones(1, 3, dtype=torch.long), beam_width=0)
+    with pytest.raises(ValueError, match=r"src_ids must be \(1, Ts\)"):
+        beam_search(model, torch.ones(2, 3, dtype=torch.long))

@@ -1,0 +1,35 @@
+"""Notebook 11's language-modelling task: the bigram baseline against counting by hand, the split, the windows."""
+import math
+from collections import Counter
+
+import pytest
+import torch
+
+from anatomy.docstring_lm import CharCorpus, bigram_loss, windows
+
+
+def small_corpus():
+    characters = "\nabc"
+    encode = lambda text: torch.tensor([characters.index(c) for c in text])  # noqa: E731
+    return CharCorpus(characters, encode("abcab\naab\nbca\n"), encode("abca\ncab\n"))
+
+
+def test_bigram_loss_is_the_add_one_counted_cross_entropy():
+    corpus = small_corpus()
+    train = corpus.decode(corpus.train_ids)
+    pairs, firsts = Counter(zip(train, train[1:])), Counter(train[:-1])
+    held_out = corpus.decode(corpus.validation_ids)
+    expected = -sum(math.log((pairs[a, b] + 1) / (firsts[a] + 4)) for a, b in zip(held_out, held_out[1:]))
+    assert bigram_loss(corpus) == pytest.approx(expected / (len(held_out) - 1), rel=1e-6)
+
+
+def test_windows_are_slices_of_the_text():
+    ids = torch.arange(100)
+    batch = next(windows(ids, batch_size=8, length=10, generator=torch.Generator().manual_seed(0)))
+    assert batch.shape == (8, 11)
+    assert torch.equal(batch[:, 1:] - batch[:, :-1], torch.ones(8, 10, dtype=torch.long))
+
+
+def test_unknown_characters_raise():
+    with pytest.raises(ValueError, match=r"characters \['z'\] are not in the vocabulary"):
+        small_corpus().encode("abz")

@@ -1,0 +1,58 @@
+"""The KV cache changes the cost of generation, never its tokens."""
+import pytest
+import torch
+import transformers
+from transformers import GPT2Config, GPT2LMHeadModel
+
+from anatomy.gpt2_weights import gpt_from_gpt2
+from anatomy.kv_cache import KVCache, cache_memory_bytes
+from anatomy.text_generation import generate
+
+transformers.logging.set_verbosity_error()
+
+
+@pytest.fixture(scope="module")
+def model():
+    torch.manual_seed(0)
+    config = GPT2Config(n_embd=32, n_head=4, n_layer=3, n_positions=256, vocab_size=40, initializer_range=0.3)
+    return gpt_from_gpt2(GPT2LMHeadModel(config).eval())
+
+
+def left_padded_prompts(batch_size, seed):
+    generator = torch.Generator().manual_seed(seed)
+    lengths = torch.randint(1, 12, (batch_size,), generator=generator)
+    ids = torch.zeros(batch_size, int(lengths.max()), dtype=torch.long)
+    for row, length in enumerate(lengths):
+        ids[row, ids.size(1) - length:] = torch.randint(1, 40, (int(length),), generator=generator)
+    return ids, (ids != 0).long()
+
+
+@pytest.mark.parametrize("batch_size, seed", [(1, 0), (2, 1), (4, 2), (7, 3)])
+def test_cached_generation_is_token_identical_to_uncached(model, batch_size, seed):
+    ids, mask = left_padded_prompts(batch_size, seed)
+    cached = generate(model, ids, mask, max_new_tokens=200, use_cache=True)
+    uncached = generate(model, ids, mask, max_new_tokens=200, use_cache=False)
+    assert torch.equal(cached, uncached)
+
+
+def test_sampling_with_the_cache_draws_the_same_tokens(model):
+    ids, mask = left_padded_prompts(3, 9)
+    runs = [generate(model, ids, mask, 50, use_cache=use_cache, do_sample=True, top_k=10, top_p=0.9,
+                     generator=torch.Generator().manual_seed(0)) for use_cache in (True, False)]
+    assert torch.equal(*runs)
+
+
+def test_the_cache_holds_what_the_formula_says(model):
+    cache = model.new_cache()
+    ids = torch.randint(0, 40, (5, 9))
+    model(ids, cache=cache)
+    model(ids[:, :1], cache=cache)
+    assert cache.length == 10
+    assert cache.memory_bytes() == cache_memory_bytes(3, 4, 8, tokens=10, batch_size=5) == 3 * 2 * 5 * 10 * 32 * 4
+
+
+def test_a_cache_reused_with_another_batch_size_raises(model):
+    cache = KVCache(3)
+    model(torch.zeros(2, 4, dtype=torch.long), cache=cache)
+    with pytest.raises(ValueError, match="holds a batch of 2 sequences, got a batch of 3"):
+        model(torch.zeros(3, 1, dtype=torch.long), cache=cache)

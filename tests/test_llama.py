@@ -1,0 +1,64 @@
+"""Our Llama against Hugging Face's LlamaForCausalLM (random weights, tiny config with 2 key-value heads)."""
+import pytest
+import torch
+import transformers
+from transformers import LlamaConfig, LlamaForCausalLM
+from transformers.models.llama.modeling_llama import LlamaMLP, LlamaRMSNorm
+
+from anatomy.gpt import positions_from_padding
+from anatomy.llama import llama_from_hf
+from anatomy.rmsnorm import RMSNorm
+from anatomy.swiglu import SwiGLU
+from anatomy.text_generation import generate
+
+transformers.logging.set_verbosity_error()
+
+
+def hf_llama(seed=0, std=0.2):
+    torch.manual_seed(seed)
+    config = LlamaConfig(vocab_size=60, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=128,
+                         initializer_range=std, pad_token_id=0, bos_token_id=1, eos_token_id=None,
+                         attn_implementation="eager")
+    return LlamaForCausalLM(config).eval()
+
+
+def left_padded(seed=1):
+    ids = torch.randint(1, 60, (3, 10), generator=torch.Generator().manual_seed(seed))
+    mask = torch.ones(3, 10, dtype=torch.long)
+    mask[1, :4] = 0
+    mask[2, :7] = 0
+    return ids * mask, mask
+
+
+def test_rmsnorm_and_swiglu_match_hugging_face():
+    torch.manual_seed(0)
+    x = torch.randn(2, 5, 32)
+    theirs_norm, ours_norm = LlamaRMSNorm(32, eps=1e-6), RMSNorm(32, eps=1e-6)
+    torch.nn.init.normal_(theirs_norm.weight)
+    ours_norm.load_state_dict(theirs_norm.state_dict())
+    torch.testing.assert_close(ours_norm(x), theirs_norm(x))
+    config = LlamaConfig(hidden_size=32, intermediate_size=64, hidden_act="silu")
+    theirs_mlp, ours_mlp = LlamaMLP(config), SwiGLU(32, 64)
+    ours_mlp.load_state_dict(theirs_mlp.state_dict())
+    torch.testing.assert_close(ours_mlp(x), theirs_mlp(x))
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_logits_match_llama_on_a_padded_batch(seed):
+    hf = hf_llama(seed)
+    ids, mask = left_padded(seed)
+    with torch.no_grad():
+        theirs = hf(ids, attention_mask=mask, position_ids=positions_from_padding(mask)).logits
+        ours = llama_from_hf(hf)(ids, mask).logits
+    assert (ours - theirs)[mask.bool()].abs().max() < 1e-5
+
+
+def test_cached_greedy_generation_matches_llama_generate():
+    hf = hf_llama(2)
+    ids, mask = left_padded(3)
+    theirs = hf.generate(ids, attention_mask=mask, max_new_tokens=50, do_sample=False, pad_token_id=0)
+    ours = generate(llama_from_hf(hf), ids, mask, max_new_tokens=50, use_cache=True)
+    assert torch.equal(ours, theirs)
+    assert torch.equal(ours, generate(llama_from_hf(hf), ids, mask, max_new_tokens=50, use_cache=False))
+    assert len(set(ours[:, 10:].flatten().tolist())) > 5
