@@ -3,6 +3,7 @@ instructor/, otter run grades them. Each route around the work in issue #12's ta
 question; each named mistake appears in the autograder's feedback; a mistake costs only its own
 question; the solution earns full marks, from the repo and from a wheel installed outside it.
 Plays for different questions share a submission (the questions are graded independently)."""
+import importlib.util
 import json
 import re
 import subprocess
@@ -156,6 +157,7 @@ ROUTE_PLAYS = [  # (question, words in the feedback, the shortcut)
     ("q3", "uses F.multi_head_attention_forward", module(out="torch.nn.functional.multi_head_attention_forward(x.transpose(0, 1), memory.transpose(0, 1), memory.transpose(0, 1), d, h, None, None, None, None, False, 0.0, self.out_proj.weight, self.out_proj.bias, use_separate_proj_weight=True, q_proj_weight=self.q_proj.weight, k_proj_weight=self.k_proj.weight, v_proj_weight=self.v_proj.weight)[0].transpose(0, 1)")),
     ("q3", "uses anatomy.MultiHeadAttention", module(out="anatomy.MultiHeadAttention(type('C', (), {'hidden_size': d, 'num_attention_heads': h}))(x, memory)[0]")),
     ("q4", "subclasses anatomy.TransformerDecoderLayer", SUBCLASS),
+    ("q5", "subclasses anatomy.TransformerDecoderLayer", SUBCLASS),  # shares its submission with q4's subclass
     ("q5", "is a Wrapper, not your MyDecoderLayer", WRAP),
 ]
 
@@ -254,3 +256,14 @@ def test_solution_earns_full_marks_from_a_wheel_outside_the_repo(assigned, tmp_p
     notebook.write_bytes((assigned / "autograder" / NAME).read_bytes())
     results = grade(assigned, notebook, outside, python=python)
     assert {q: t["score"] for q, t in results.items()} == FULL, results
+
+
+def test_a_secret_reseeds_the_hidden_tests_only():
+    spec = importlib.util.spec_from_file_location("assign", ROOT / "instructor" / "assign.py")
+    assign = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(assign)
+    original, secret = nbformat.read(MASTER, as_version=4), assign.reseeded(MASTER, "s3cret")
+    changed = [new.source for old, new in zip(original.cells, secret.cells) if old.source != new.source]
+    assert len(changed) == 5 and all(source.startswith("# HIDDEN") for source in changed), changed
+    assert not re.search(r"seed=(1234|99|7|5|4242)\b", "".join(changed))
+    assert assign.reseeded(MASTER, "s3cret").cells[13].source == secret.cells[13].source, "the same secret, the same seeds"
