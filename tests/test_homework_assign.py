@@ -5,6 +5,7 @@ question; the solution earns full marks, from the repo and from a wheel installe
 Plays for different questions share a submission (the questions are graded independently)."""
 import importlib.util
 import json
+import math
 import re
 import subprocess
 import sys
@@ -12,6 +13,10 @@ from pathlib import Path
 
 import nbformat
 import pytest
+import torch
+
+import anatomy
+from anatomy.homework import cross_attention as hw
 
 ROOT = Path(__file__).parent.parent
 MASTER = ROOT / "instructor" / "08_homework_cross_attention.ipynb"
@@ -203,12 +208,39 @@ def test_solution_earns_full_marks(assigned, tmp_path):
     assert {q: t["score"] for q, t in results.items()} == FULL, results
 
 
-def test_each_named_mistake_appears_in_the_feedback_and_costs_only_its_question(assigned, tmp_path):
-    play(assigned, tmp_path, MISTAKE_PLAYS)
+E2E_MISTAKES = [("q1", "forgot the 1/√d scaling"), ("q1", "divided by d instead of √d"),
+                ("q1", "took Q from the encoder and K/V from the decoder"), ("q2", "inverted the mask"),
+                ("q4", "normalised before each sublayer (pre-LN)"), ("q4", "left out a residual connection")]
 
 
-def test_library_shortcuts_score_zero_on_their_question(assigned, tmp_path):
-    play(assigned, tmp_path, ROUTE_PLAYS)
+def answers_namespace():
+    """The master's answers to q1–q4 defined as in the notebook, without running its model cells."""
+    namespace = {"math": math, "torch": torch, "nn": torch.nn, "anatomy": anatomy}
+    for cell in nbformat.read(MASTER, as_version=4).cells:
+        if cell.cell_type == "code" and any(cell.source.startswith(ANSWERS[q]) for q in ("q1", "q2", "q3", "q4")):
+            exec(cell.source, namespace)
+    return namespace
+
+
+@pytest.mark.parametrize("question, words, code", MISTAKE_PLAYS, ids=[w for _, w, _ in MISTAKE_PLAYS])
+def test_each_named_mistake_appears_in_its_graded_checks_feedback(question, words, code):
+    """In-process: the student's wrong answer, defined over the solution's, through the graded check."""
+    namespace = answers_namespace()
+    exec(code, namespace)
+    checks = {"q1": lambda: hw.check_scores.feedback(namespace["cross_attention_scores"], seed=0),
+              "q2": lambda: hw.check_masked_attention.feedback(namespace["masked_cross_attention"], seed=0),
+              "q3": lambda: hw.check_cross_attention_module.feedback(namespace["CrossAttention"], seed=0, heads=2),
+              "q4": lambda: hw.check_decoder_layer.feedback(namespace["MyDecoderLayer"], namespace["CrossAttention"], seed=0)}
+    feedback = checks[question]()
+    assert feedback is not None and words in feedback, (question, words, feedback)
+
+
+def test_library_shortcuts_and_some_named_mistakes_score_zero_only_on_their_question(assigned, tmp_path):
+    """End to end through otter: every route of issue #12's table, and a few named mistakes in the
+    questions the routes leave free (three submissions in all)."""
+    plays = ROUTE_PLAYS + [p for p in MISTAKE_PLAYS if p[:2] in E2E_MISTAKES]
+    assert len(batches(plays)) == 3, batches(plays)
+    play(assigned, tmp_path, plays)
 
 
 @pytest.mark.parametrize("tamper", [
