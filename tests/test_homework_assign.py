@@ -3,7 +3,9 @@ instructor/, otter run grades them. Each route around the work in issue #12's ta
 question; each named mistake appears in the autograder's feedback; a mistake costs only its own
 question; the solution earns full marks, from the repo and from a wheel installed outside it.
 Plays for different questions share a submission (the questions are graded independently)."""
+import importlib.util
 import json
+import math
 import re
 import subprocess
 import sys
@@ -11,6 +13,10 @@ from pathlib import Path
 
 import nbformat
 import pytest
+import torch
+
+import anatomy
+from anatomy.homework import cross_attention as hw
 
 ROOT = Path(__file__).parent.parent
 MASTER = ROOT / "instructor" / "08_homework_cross_attention.ipynb"
@@ -156,6 +162,7 @@ ROUTE_PLAYS = [  # (question, words in the feedback, the shortcut)
     ("q3", "uses F.multi_head_attention_forward", module(out="torch.nn.functional.multi_head_attention_forward(x.transpose(0, 1), memory.transpose(0, 1), memory.transpose(0, 1), d, h, None, None, None, None, False, 0.0, self.out_proj.weight, self.out_proj.bias, use_separate_proj_weight=True, q_proj_weight=self.q_proj.weight, k_proj_weight=self.k_proj.weight, v_proj_weight=self.v_proj.weight)[0].transpose(0, 1)")),
     ("q3", "uses anatomy.MultiHeadAttention", module(out="anatomy.MultiHeadAttention(type('C', (), {'hidden_size': d, 'num_attention_heads': h}))(x, memory)[0]")),
     ("q4", "subclasses anatomy.TransformerDecoderLayer", SUBCLASS),
+    ("q5", "subclasses anatomy.TransformerDecoderLayer", SUBCLASS),  # shares its submission with q4's subclass
     ("q5", "is a Wrapper, not your MyDecoderLayer", WRAP),
 ]
 
@@ -201,12 +208,39 @@ def test_solution_earns_full_marks(assigned, tmp_path):
     assert {q: t["score"] for q, t in results.items()} == FULL, results
 
 
-def test_each_named_mistake_appears_in_the_feedback_and_costs_only_its_question(assigned, tmp_path):
-    play(assigned, tmp_path, MISTAKE_PLAYS)
+E2E_MISTAKES = [("q1", "forgot the 1/√d scaling"), ("q1", "divided by d instead of √d"),
+                ("q1", "took Q from the encoder and K/V from the decoder"), ("q2", "inverted the mask"),
+                ("q4", "normalised before each sublayer (pre-LN)"), ("q4", "left out a residual connection")]
 
 
-def test_library_shortcuts_score_zero_on_their_question(assigned, tmp_path):
-    play(assigned, tmp_path, ROUTE_PLAYS)
+def answers_namespace():
+    """The master's answers to q1–q4 defined as in the notebook, without running its model cells."""
+    namespace = {"math": math, "torch": torch, "nn": torch.nn, "anatomy": anatomy}
+    for cell in nbformat.read(MASTER, as_version=4).cells:
+        if cell.cell_type == "code" and any(cell.source.startswith(ANSWERS[q]) for q in ("q1", "q2", "q3", "q4")):
+            exec(cell.source, namespace)
+    return namespace
+
+
+@pytest.mark.parametrize("question, words, code", MISTAKE_PLAYS, ids=[w for _, w, _ in MISTAKE_PLAYS])
+def test_each_named_mistake_appears_in_its_graded_checks_feedback(question, words, code):
+    """In-process: the student's wrong answer, defined over the solution's, through the graded check."""
+    namespace = answers_namespace()
+    exec(code, namespace)
+    checks = {"q1": lambda: hw.check_scores.feedback(namespace["cross_attention_scores"], seed=0),
+              "q2": lambda: hw.check_masked_attention.feedback(namespace["masked_cross_attention"], seed=0),
+              "q3": lambda: hw.check_cross_attention_module.feedback(namespace["CrossAttention"], seed=0, heads=2),
+              "q4": lambda: hw.check_decoder_layer.feedback(namespace["MyDecoderLayer"], namespace["CrossAttention"], seed=0)}
+    feedback = checks[question]()
+    assert feedback is not None and words in feedback, (question, words, feedback)
+
+
+def test_library_shortcuts_and_some_named_mistakes_score_zero_only_on_their_question(assigned, tmp_path):
+    """End to end through otter: every route of issue #12's table, and a few named mistakes in the
+    questions the routes leave free (three submissions in all)."""
+    plays = ROUTE_PLAYS + [p for p in MISTAKE_PLAYS if p[:2] in E2E_MISTAKES]
+    assert len(batches(plays)) == 3, batches(plays)
+    play(assigned, tmp_path, plays)
 
 
 @pytest.mark.parametrize("tamper", [
@@ -254,3 +288,14 @@ def test_solution_earns_full_marks_from_a_wheel_outside_the_repo(assigned, tmp_p
     notebook.write_bytes((assigned / "autograder" / NAME).read_bytes())
     results = grade(assigned, notebook, outside, python=python)
     assert {q: t["score"] for q, t in results.items()} == FULL, results
+
+
+def test_a_secret_reseeds_the_hidden_tests_only():
+    spec = importlib.util.spec_from_file_location("assign", ROOT / "instructor" / "assign.py")
+    assign = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(assign)
+    original, secret = nbformat.read(MASTER, as_version=4), assign.reseeded(MASTER, "s3cret")
+    changed = [new.source for old, new in zip(original.cells, secret.cells) if old.source != new.source]
+    assert len(changed) == 5 and all(source.startswith("# HIDDEN") for source in changed), changed
+    assert not re.search(r"seed=(1234|99|7|5|4242)\b", "".join(changed))
+    assert assign.reseeded(MASTER, "s3cret").cells[13].source == secret.cells[13].source, "the same secret, the same seeds"
