@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 QUIET_PIP := 2>&1 | { grep -v 'is ignored: it is neither a file nor a directory' || true; }
 VENDOR := anatomy/static/vendor
 JS_PACKAGES := requirejs@2.3.6 d3@5.7.0 jquery@2.2.4
-NOTEBOOK_SOURCES := $(sort $(wildcard notebooks/[0-9][0-9]_*.py))
+NOTEBOOK_SOURCES := $(sort $(wildcard notebooks/[0-9][0-9]_*.py)) $(sort $(wildcard instructor/[0-9][0-9]_*.py))
 
 export HF_HUB_DISABLE_PROGRESS_BARS := 1
 export TOKENIZERS_PARALLELISM := false
@@ -91,13 +91,9 @@ bench: install
 SECRET ?=
 homework: install
 	$(PY) instructor/assign.py instructor/08_homework_cross_attention.ipynb --secret "$(SECRET)"
-	cd notebooks && ../$(VENV)/bin/jupyter nbconvert --log-level=ERROR --to notebook --execute --inplace \
-	    --ExecutePreprocessor.record_timing=False 08_homework_cross_attention.ipynb && \
-	    ../$(VENV)/bin/jupytext --sync -q 08_homework_cross_attention.ipynb
+	$(PY) -m tools.execute_notebook notebooks/08_homework_cross_attention.ipynb && $(VENV)/bin/jupytext --sync -q notebooks/08_homework_cross_attention.ipynb
 	$(PY) instructor/assign.py instructor/10_homework_sentiment.ipynb --secret "$(SECRET)" --out build/homework_sentiment
-	cd notebooks && ../$(VENV)/bin/jupyter nbconvert --log-level=ERROR --to notebook --execute --inplace \
-	    --ExecutePreprocessor.record_timing=False 10_homework_sentiment.ipynb && \
-	    ../$(VENV)/bin/jupytext --sync -q 10_homework_sentiment.ipynb
+	$(PY) -m tools.execute_notebook notebooks/10_homework_sentiment.ipynb && $(VENV)/bin/jupytext --sync -q notebooks/10_homework_sentiment.ipynb
 
 clean:
 	rm -rf $(VENV) build *.egg-info $(VENDOR)
