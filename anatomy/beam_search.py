@@ -4,7 +4,10 @@ Taught in: 11_gpt (on notebook 07's dates translator).  Shapes: K beams, Ts sour
 T tokens so far, V vocabulary.
 A finished hypothesis (one that produced EOS) is scored by its log-probability divided by
 length ** length_penalty, so that longer outputs are not punished for having more factors below 1.
-The search stops once `beam_width` hypotheses have finished, or after max_length tokens.
+The search keeps the `beam_width` best finished hypotheses and stops only when the best live one no
+longer beats the worst of them under that score (as HF's default beam stopping rule: the live one's
+log-probability can only fall from here), or after max_length tokens. Stopping at the first k endings
+instead would let early, short, unlikely endings win. Width 1 stays greedy decoding.
 """
 from __future__ import annotations
 
@@ -51,8 +54,15 @@ def beam_search(model: Transformer, src_ids: torch.Tensor, src_mask: torch.Tenso
                 next_alive.append(hypothesis)
             elif rank < beam_width:  # an ending counts only if it is among the k best continuations
                 finished.append(hypothesis)
+        finished = sorted(finished, key=lambda h: h.score(length_penalty), reverse=True)[:beam_width]
         alive = next_alive[:beam_width]
-        if len(finished) >= beam_width or not alive:
+        if not alive or (len(finished) == beam_width and
+                         finished[-1].score(length_penalty) >= best_live_score(alive, length_penalty)):
             break
-    pool = finished if len(finished) >= beam_width else finished + alive  # cut at max_length: they compete too
-    return max(pool, key=lambda h: h.score(length_penalty))
+    # Cut at max_length, live ones compete too; after an early stop none of them beats finished[0].
+    return max(finished + alive, key=lambda h: h.score(length_penalty))
+
+
+def best_live_score(alive: list[Hypothesis], length_penalty: float) -> float:
+    """The best live hypothesis's score at its current length: what the search hopes to still beat."""
+    return max(h.log_prob for h in alive) / len(alive[0].tokens) ** length_penalty

@@ -255,6 +255,13 @@ for text, row in zip(batch, cached):
 # A finished output (one that wrote `<eos>`) is scored by its log-probability divided by
 # length^α (**length normalisation**, else short outputs win simply because they multiply fewer
 # probabilities). Width 1 is greedy decoding. We run it on notebook 07's trained translator.
+#
+# When to stop matters: stopping as soon as k outputs have ended lets an early, unlikely ending win
+# (a first version did, and wrote truncated dates such as `'2046-1'`: 99.0 % against greedy's 100.0 %).
+# The standard rule keeps the k best finished outputs and goes on until the best live one no longer
+# beats the worst of them. With it, beam (k = 4) and greedy both get 100.0 % of these 300 held-out
+# dates exactly right and never disagree: this translator is confident enough that greedy's choices
+# are already the best ones; beam search pays off where an early greedy choice is a trap.
 
 # %%
 from anatomy.beam_search import beam_search

@@ -1,5 +1,6 @@
 """Beam search against exhaustive search on a tiny vocabulary, and against greedy decoding at width 1."""
 from itertools import product
+from types import SimpleNamespace
 
 import pytest
 import torch
@@ -23,12 +24,12 @@ def tiny_model(seed):
 
 
 @torch.no_grad()
-def exhaustive_best(model, src_ids, max_length, length_penalty):
+def exhaustive_best(model, src_ids, max_length, length_penalty, words=WORDS):
     """Score every possible output (EOS only at its end, or cut at max_length) with teacher forcing."""
     memory, _ = model.encode(src_ids)
     best, best_score = None, float("-inf")
     for length in range(1, max_length + 1):
-        for tokens in product(WORDS, repeat=length):
+        for tokens in product(words, repeat=length):
             if EOS in tokens[:-1]:
                 continue
             logits = model.decode(torch.tensor([[BOS, *tokens[:-1]]]), memory).logits[0]  # (T, V)
@@ -76,3 +77,39 @@ def test_bad_widths_and_batches_raise():
         beam_search(model, torch.ones(1, 3, dtype=torch.long), beam_width=0)
     with pytest.raises(ValueError, match=r"src_ids must be \(1, Ts\)"):
         beam_search(model, torch.ones(2, 3, dtype=torch.long))
+
+
+A, B = 3, 4
+NEXT_TOKEN = {(): {EOS: 0.5, A: 0.3, B: 0.2}, (A,): {A: 0.98}, (B,): {EOS: 0.9}, (A, A): {EOS: 0.98}}
+
+
+class TableModel:
+    """A hand-built decoder: the next-token probabilities depend only on the tokens written so far
+    (NEXT_TOKEN; the leftover probability is shared by the other tokens, everything else is uniform).
+    Ending at once (<eos>, score log 0.5 = -0.69) is the likeliest first step, but A A <eos> scores
+    (log 0.3 + 2 log 0.98) / 3 = -0.41 under length normalisation and ends only at step 3."""
+
+    config = SimpleNamespace(bos_token_id=BOS, eos_token_id=EOS)
+
+    def encode(self, src_ids, src_mask=None):
+        return torch.zeros(1, 1, 1), None
+
+    def decode(self, ids, memory, memory_mask=None):
+        rows = [[self.next_token_probs(tuple(row[1:t + 1])) for t in range(len(row))] for row in ids.tolist()]
+        return SimpleNamespace(logits=torch.tensor(rows).log())  # (K, T, V)
+
+    @staticmethod
+    def next_token_probs(written):
+        listed = NEXT_TOKEN.get(written, {})
+        leftover = max(1.0 - sum(listed.values()), 0.01) / (len(WORDS) - len(listed))
+        return [listed.get(token, leftover) for token in WORDS]
+
+
+def test_an_early_unlikely_ending_does_not_stop_the_search():
+    """Regression: stopping as soon as k hypotheses had ended returned [<eos>] here (two endings by step 2)."""
+    model, src_ids = TableModel(), torch.zeros(1, 1, dtype=torch.long)
+    best, score = exhaustive_best(model, src_ids, 4, 1.0)
+    assert best == [A, A, EOS]
+    found = beam_search(model, src_ids, beam_width=2, max_length=4, length_penalty=1.0)
+    assert found.tokens == best
+    assert found.score(1.0) == pytest.approx(score, abs=1e-6)
