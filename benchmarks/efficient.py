@@ -2,6 +2,7 @@
 
   E1  tiled (flash-style) attention vs naive attention, 1 sequence, 12 heads x 64, T = 4096:
       peak memory ratio (goal <= 1/20), time ratio (reported as it is: Python loops over tiles),
+      the time of PyTorch's fused F.scaled_dot_product_attention beside both (notebook 13's appendix),
       and the output's largest difference from F.scaled_dot_product_attention (goal <= 1e-5).
   E2  product-key top-k vs brute-force top-k over all N = 65,536 keys, 1,024 queries of width 256,
       k = 32: time and peak-memory ratios, and how often both found the same keys.
@@ -33,12 +34,15 @@ def e1() -> None:
     tiled = lambda q, k, v: tiled_attention(q, k, v, block_size=BLOCK)[0]  # noqa: E731
     difference = (tiled(q, k, v) - F.scaled_dot_product_attention(q, k, v)).abs().max().item()
     ratio, tiled_s, naive_s = paired_ratio(lambda: tiled(q, k, v), lambda: naive(q, k, v), repeats=5)
+    fused_ratio, _, fused_s = paired_ratio(lambda: tiled(q, k, v), lambda: F.scaled_dot_product_attention(q, k, v),
+                                           repeats=5)
     tiled_mib, naive_mib = peak_mib(tiled, q, k, v), peak_mib(naive, q, k, v)
     memory_ratio = tiled_mib / naive_mib
     print(f"E1 tiled / naive attention, 1 x {HEADS} heads x {HEAD_DIM}, T = {LENGTH}, block {BLOCK}")
     print(f"   peak memory  tiled {tiled_mib:8.1f} MiB  naive {naive_mib:8.1f} MiB  ratio 1/{1 / memory_ratio:.0f}"
           f"  goal <= 1/20 {'met' if memory_ratio <= 1 / 20 else 'MISSED'}")
     print(f"   time         tiled {tiled_s * 1e3:8.1f} ms   naive {naive_s * 1e3:8.1f} ms   ratio {ratio:.2f}")
+    print(f"   fused        F.scaled_dot_product_attention {fused_s * 1e3:8.1f} ms   tiled / fused {fused_ratio:.1f}")
     print(f"   max |tiled - F.scaled_dot_product_attention| = {difference:.1e}"
           f"  goal <= 1e-5 {'met' if difference <= 1e-5 else 'MISSED'}")
 

@@ -1,21 +1,30 @@
-"""Notebook 00's three copy-task models, measured: python benchmarks/train_copy.py (part of make bench).
+"""Notebook 00, measured: python benchmarks/train_copy.py (part of make bench).
 
-Trains the fixed-context GRU, the GRU with additive attention and the Transformer with notebook
-00's recipe (same steps and the same batches for each) and prints each one's training time (goal <= 60 s
-on two CPU cores) and its letters-right accuracy per input length. Never a timed test.
+  C1  trains the fixed-context GRU, the GRU with additive attention and the Transformer with
+      notebook 00's recipe (same steps and the same batches for each) and prints each one's training
+      time (goal <= 60 s on two CPU cores) and its letters-right accuracy per input length.
+  C2  the cost side, per sequence length T: one GRU layer (T dependent steps inside nn.GRU) against
+      one self-attention layer (a few batched matrix products), batch 8, 64 wide, 4 heads, both on
+      the same inputs; times are medians of calls timed alternately (bench.paired_ratio).
+      `python benchmarks/train_copy.py c2` runs only C2 (a few seconds). Never a timed test.
 """
 from __future__ import annotations
 
+import sys
+
 import torch
+from torch import nn
 
 import anatomy
 from anatomy.copy_task import MODEL_NAMES, accuracy_by_length, build_model, copy_vocabulary, train_copy
+from bench import paired_ratio
 
 STEPS = 1000  # as in notebooks/00_before_transformers.py
 LENGTHS = [5, 10, 15, 20, 30, 40, 50, 60]
+COST_LENGTHS = [16, 64, 256, 1024]
 
 
-def main() -> None:
+def c1() -> None:
     device = anatomy.pick_device()
     vocab = copy_vocabulary()
     print(f"C1 copy task, {STEPS} steps each on {device} ({torch.get_num_threads()} threads); "
@@ -29,6 +38,27 @@ def main() -> None:
         print(f"   {name:<20}{run.seconds:>6.1f} s" + "".join(
             f"{letters:>6.0%} ({exact:>3.0%})"[-11:] for letters, exact in results.values())
             + ("" if run.seconds <= 60 else "   time goal <= 60 s MISSED"))
+
+
+
+def c2() -> None:
+    torch.manual_seed(0)
+    gru = nn.GRU(64, 64, batch_first=True).eval()
+    self_attention = anatomy.MultiHeadAttention(anatomy.TransformerConfig(hidden_size=64, num_attention_heads=4)).eval()
+    print(f"C2 one GRU layer (T steps) / one self-attention layer (weights kept), batch 8, 64 wide, cpu, "
+          f"{torch.get_num_threads()} threads")
+    print(f"   {'T':>6}{'GRU ms':>10}{'attention ms':>14}{'attention / GRU':>17}")
+    with torch.inference_mode():
+        for length in COST_LENGTHS:
+            x = torch.randn(8, length, 64)
+            ratio, attention_s, gru_s = paired_ratio(lambda: self_attention(x), lambda: gru(x), repeats=7)
+            print(f"   {length:>6}{gru_s * 1e3:>10.2f}{attention_s * 1e3:>14.2f}{ratio:>17.2f}")
+
+
+def main() -> None:
+    parts = sys.argv[1:] or ["c1", "c2"]
+    for part in parts:
+        {"c1": c1, "c2": c2}[part]()
 
 
 if __name__ == "__main__":
