@@ -82,9 +82,9 @@ def replaced() -> list[str]:
     for (label, name), value in _snapshot.items():
         if vars(_namespaces[label]).get(name, value) is not value:
             found.append(f"{label}.{name}")
-    for label, keys in _class_keys.items():
-        found += [f"{label}.{name}" for name in set(vars(_namespaces[label])) - keys
-                  if callable(vars(_namespaces[label])[name])]
+    for label, keys in _class_keys.items():  # methods added later: the notebook's own, not a library's
+        added = {name: vars(_namespaces[label])[name] for name in set(vars(_namespaces[label])) - keys}
+        found += [f"{label}.{name}" for name, value in added.items() if callable(value) and is_foreign(value)]
     return found
 
 
