@@ -15,7 +15,7 @@ from torch import nn
 from anatomy.attention import scaled_dot_product_attention
 from anatomy.feedforward import FeedForward
 from anatomy.masks import check_mask
-from anatomy.multihead import MultiHeadAttention
+from anatomy.multihead import MultiHeadAttention, check_attention_inputs
 
 
 def feedforward_as_attention(x: torch.Tensor, feedforward: FeedForward) -> tuple[torch.Tensor, torch.Tensor]:
@@ -50,14 +50,14 @@ class PersistentMemoryAttention(MultiHeadAttention):
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None,  # type: ignore[override]
                 need_weights: bool = True) -> tuple[torch.Tensor, torch.Tensor]:
-        self.check_inputs(x, x, x, None)
+        check_attention_inputs(self, x, x, x, mask=None)  # the mask is checked below, before the memory joins it
         batch, length, _ = x.shape
         memory = self.persistent_keys.size(1)
         q = self.split_heads(self.q_proj(x))  # (B, H, T, Dh)
         k = torch.cat([self.split_heads(self.k_proj(x)), self.persistent_keys.expand(batch, -1, -1, -1)], dim=2)
         v = torch.cat([self.split_heads(self.v_proj(x)), self.persistent_values.expand(batch, -1, -1, -1)], dim=2)
         if mask is not None:  # (.., T, T) -> (B, H, T, T + N): persistent keys always allowed
-            check_mask(mask, (batch, self.num_heads, length, length))
+            check_mask(mask, (batch, self.num_heads, length, length), x.device)
             mask = mask.expand(batch, self.num_heads, length, length)
             mask = torch.cat([mask, mask.new_ones(batch, self.num_heads, length, memory)], dim=-1)
         dropout_p = self.dropout_p if self.training else 0.0

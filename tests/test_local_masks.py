@@ -4,6 +4,7 @@ import torch
 
 from anatomy import scaled_dot_product_attention
 from anatomy.local_masks import local_mask, strided_mask
+from anatomy.masks import causal_mask
 
 
 def brute_force_mask(length, allowed):
