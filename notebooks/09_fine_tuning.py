@@ -375,17 +375,17 @@ print("'I like you' and 'I hate you' become the very same token ids")
 # - A model can only read what its vocabulary can spell: Korean needs a Korean checkpoint.
 #
 # ## Exercises
-# 1. Set `TRAIN_SENTENCES = 400` and `= 4000`. How do the three accuracies move? *Hint: the probe and
-#    the from-scratch model react very differently to more data.*
+# 1. Set `TRAIN_SENTENCES = 400` and `= 4000`. How do the three accuracies move? *Hint:* the probe and
+#    the from-scratch model react very differently to more data.
 # 2. Freeze the encoder (`p.requires_grad_(False)` for `model.encoder.parameters()`) and fine-tune
-#    only the pooler and head. Where does it land relative to the linear probe? *Hint: `fine_tune`
-#    only trains parameters that require grad.*
+#    only the pooler and head. Where does it land relative to the linear probe? *Hint:* `fine_tune`
+#    only trains parameters that require grad.
 # 3. Turn the neutral band into a third label (`num_labels=3`). What accuracy is chance now, and how
-#    close does the model get? *Hint: `sentiment_data.binary_label` decides the labels.*
-# 4. Try `peak_lr=1e-3` in `FineTuningRecipe`. What happens to the loss curve? *Hint: pre-trained
-#    weights are easy to destroy.*
+#    close does the model get? *Hint:* `sentiment_data.binary_label` decides the labels.
+# 4. Try `peak_lr=1e-3` in `FineTuningRecipe`. What happens to the loss curve? *Hint:* pre-trained
+#    weights are easy to destroy.
 # 5. Find three sentences of your own that fool the analyser. What do they have in common?
-#    *Hint: negation, irony and contrast ("…, but …").*
+#    *Hint:* negation, irony and contrast ("…, but …").
 #
 # ## Glossary · 용어집
 # | English | 한국어 |
@@ -418,7 +418,7 @@ print("'I like you' and 'I hate you' become the very same token ids")
 # - J. Lee, KcBERT: Korean comments BERT (2020), `beomi/kcbert-base`.
 # - I. Loshchilov and F. Hutter, "Decoupled Weight Decay Regularization" (AdamW), ICLR 2019.
 #
-# ## Appendix · For the curious
+# ## For the curious
 # **Bad input.** Labels outside `num_labels`, an empty batch, and a text longer than the 512
 # positions without truncation each fail with a message that names what was expected:
 
