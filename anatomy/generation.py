@@ -10,15 +10,19 @@ from anatomy.transformer import Transformer
 
 
 def check_generation(model: Transformer, max_length: int) -> None:
-    """Raise unless `model` is our Transformer and max_length fits its positions: the last step
-    reads BOS + max_length - 1 tokens."""
-    if not isinstance(model, Transformer):
-        raise TypeError(f"greedy_decode needs an anatomy.Transformer (encoder-decoder), got {type(model).__name__}")
+    """Raise unless `model` is an encoder-decoder with encode()/decode() and token ids in its config
+    (our Transformer, or notebook 00's GRUSeq2Seq), and max_length fits the decoder's positions: the
+    last step reads BOS + max_length - 1 tokens."""
+    if not (callable(getattr(model, "encode", None)) and callable(getattr(model, "decode", None))
+            and hasattr(getattr(model, "config", None), "bos_token_id")):
+        raise TypeError("greedy_decode needs an anatomy.Transformer (encoder-decoder: encode, decode and a config "
+                        f"with bos/eos/pad ids), got {type(model).__name__}")
     if not isinstance(max_length, int) or isinstance(max_length, bool) or max_length < 1:
         raise ValueError(f"max_length must be a positive integer, got {max_length!r}")
-    if max_length > model.config.max_position_embeddings:
+    positions = getattr(model.config, "max_position_embeddings", None)  # an RNN has no position limit
+    if positions is not None and max_length > positions:
         raise ValueError(f"max_length ({max_length}) must be at most the model's max_position_embeddings "
-                         f"({model.config.max_position_embeddings}): the decoder has no positions beyond that")
+                         f"({positions}): the decoder has no positions beyond that")
 
 
 @torch.no_grad()
