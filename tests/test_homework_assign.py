@@ -2,13 +2,12 @@
 instructor/, otter run grades them. Each route around the work in issue #12's table scores 0 on its
 question; each named mistake appears in the autograder's feedback; a mistake costs only its own
 question; the solution earns full marks, from the repo and from a wheel installed outside it.
-Plays for different questions share a submission (the questions are graded independently)."""
+Plays for different questions share a submission (the questions are graded independently), and
+all the otter runs are graded up front, two at a time (tests/otter_grading.py)."""
 import importlib.util
-import json
 import math
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import nbformat
@@ -17,11 +16,11 @@ import torch
 
 import anatomy
 from anatomy.homework import cross_attention as hw
+from otter_grading import assign, grade_all, venv_from_wheel
 
 ROOT = Path(__file__).parent.parent
 MASTER = ROOT / "instructor" / "08_homework_cross_attention.ipynb"
 NAME = MASTER.name
-BIN = Path(sys.executable).parent
 ANSWERS = {"q1": "def cross_attention_scores", "q2": "def masked_cross_attention", "q3": "class CrossAttention",
            "q4": "class MyDecoderLayer", "q5": "def swap_in"}
 FULL = {"q1": 2, "q2": 3, "q3": 4, "q4": 3, "q5": 3}
@@ -29,18 +28,7 @@ FULL = {"q1": 2, "q2": 3, "q3": 4, "q4": 3, "q5": 3}
 
 @pytest.fixture(scope="session")
 def assigned(tmp_path_factory):
-    out = tmp_path_factory.mktemp("homework")
-    subprocess.run([sys.executable, ROOT / "instructor" / "assign.py", MASTER, "--out", out / "build",
-                    "--student-dir", out], check=True, capture_output=True, timeout=300)
-    return out / "build"
-
-
-def grade(assigned, notebook, tmp_path, python=sys.executable):
-    zip_path = next((assigned / "autograder").glob("*.zip"))
-    subprocess.run([python, "-m", "otter", "run", "-a", zip_path, "-o", tmp_path, notebook], check=True, capture_output=True,
-                   timeout=600, cwd=notebook.parent)
-    tests = json.loads((tmp_path / "results.json").read_text())["tests"]
-    return {t["name"]: t for t in tests if t["name"].startswith("q")}
+    return assign(MASTER, tmp_path_factory.mktemp("homework"))
 
 
 def submission(assigned, tmp_path, plays: dict[str, str], base="autograder", after_imports: str = ""):
@@ -178,16 +166,61 @@ def batches(plays):
     return groups
 
 
-def play(assigned, tmp_path, plays, expect_zero=True):
-    for i, group in enumerate(batches(plays)):
-        folder = tmp_path / f"submission_{i}"
+def check_plays(results, group):
+    for question, (words, _) in group.items():
+        assert words in results[question]["output"], (question, words, results[question]["output"][-600:])
+        assert results[question]["score"] == 0, (question, words, results[question])
+    for question in set(FULL) - set(group):  # a mistake costs only its own question
+        assert results[question]["score"] == FULL[question], (group.keys(), question, results[question]["output"][-600:])
+
+
+E2E_MISTAKES = [("q1", "forgot the 1/√d scaling"), ("q1", "divided by d instead of √d"),
+                ("q1", "took Q from the encoder and K/V from the decoder"), ("q2", "inverted the mask"),
+                ("q4", "normalised before each sublayer (pre-LN)"), ("q4", "left out a residual connection")]
+TAMPERS = {
+    "rebind-checks": "hw.check_scores = hw.check_masked_attention = hw.check_cross_attention_module = lambda *a, **k: None",
+    "rebind-hw": "from types import SimpleNamespace\nhw = SimpleNamespace(**{n: (lambda *a, **k: None) for n in "
+    "['check_scores', 'check_masked_attention', 'check_cross_attention_module', 'check_decoder_layer', 'check_translations']})",
+    "patch-allclose": "torch.allclose = lambda *a, **k: True\ntorch.testing.assert_close = lambda *a, **k: None",
+}
+ZERO_ANSWERS = {"q1": "def cross_attention_scores(q, k):\n    return torch.zeros(q.size(0), q.size(1), k.size(1))\n",
+                "q2": "def masked_cross_attention(q, k, v, key_mask):\n    return torch.zeros_like(q), torch.zeros(q.size(0), q.size(1), k.size(1))\n"}
+
+
+def e2e_plays():
+    """Every route of issue #12's table, and a few named mistakes in the questions the routes leave free."""
+    return ROUTE_PLAYS + [p for p in MISTAKE_PLAYS if p[:2] in E2E_MISTAKES]
+
+
+@pytest.fixture(scope="session")
+def wheel_python(tmp_path_factory):
+    """(python, site-packages) of a venv outside the repo with the package installed from a wheel."""
+    return venv_from_wheel(tmp_path_factory.mktemp("wheel"))
+
+
+@pytest.fixture(scope="session")
+def graded(assigned, wheel_python, tmp_path_factory):
+    """Every otter run of this file, graded two at a time when the first test needs one."""
+    root, jobs = tmp_path_factory.mktemp("graded"), {}
+
+    def job(name, notebook_from, **kwargs):
+        folder = root / name
         folder.mkdir()
-        results = grade(assigned, submission(assigned, folder, {q: c for q, (_, c) in group.items()}), folder)
-        for question, (words, _) in group.items():
-            assert words in results[question]["output"], (question, words, results[question]["output"][-600:])
-            assert results[question]["score"] == 0, (question, words, results[question])
-        for question in set(FULL) - set(group):  # a mistake costs only its own question
-            assert results[question]["score"] == FULL[question], (group.keys(), question, results[question]["output"][-600:])
+        jobs[name] = (assigned, notebook_from(folder), folder, *kwargs.values())
+
+    job("solution", lambda folder: assigned / "autograder" / NAME)
+    job("untouched", lambda folder: assigned / "student" / NAME)
+    for i, group in enumerate(batches(e2e_plays())):
+        job(f"plays_{i}", lambda folder, group=group: submission(assigned, folder, {q: c for q, (_, c) in group.items()}))
+    for name, tamper in TAMPERS.items():
+        job(name, lambda folder, tamper=tamper: submission(assigned, folder, ZERO_ANSWERS, base="student", after_imports=tamper))
+
+    def outside_the_repo(folder):
+        (folder / NAME).write_bytes((assigned / "autograder" / NAME).read_bytes())
+        return folder / NAME
+
+    job("wheel", outside_the_repo, python=wheel_python[0])
+    return grade_all(jobs)
 
 
 def test_assign_writes_student_solution_and_autograder(assigned):
@@ -203,14 +236,8 @@ def test_committed_student_version_has_stubs_public_tests_and_no_solutions_or_hi
     assert not re.search(r"seed=(1234|99|7|5|4242)\b", text), "hidden tests must not reach students"
 
 
-def test_solution_earns_full_marks(assigned, tmp_path):
-    results = grade(assigned, assigned / "autograder" / NAME, tmp_path)
-    assert {q: t["score"] for q, t in results.items()} == FULL, results
-
-
-E2E_MISTAKES = [("q1", "forgot the 1/√d scaling"), ("q1", "divided by d instead of √d"),
-                ("q1", "took Q from the encoder and K/V from the decoder"), ("q2", "inverted the mask"),
-                ("q4", "normalised before each sublayer (pre-LN)"), ("q4", "left out a residual connection")]
+def test_solution_earns_full_marks(graded):
+    assert {q: t["score"] for q, t in graded["solution"].items()} == FULL, graded["solution"]
 
 
 def answers_namespace():
@@ -235,59 +262,33 @@ def test_each_named_mistake_appears_in_its_graded_checks_feedback(question, word
     assert feedback is not None and words in feedback, (question, words, feedback)
 
 
-def test_library_shortcuts_and_some_named_mistakes_score_zero_only_on_their_question(assigned, tmp_path):
-    """End to end through otter: every route of issue #12's table, and a few named mistakes in the
-    questions the routes leave free (three submissions in all)."""
-    plays = ROUTE_PLAYS + [p for p in MISTAKE_PLAYS if p[:2] in E2E_MISTAKES]
-    assert len(batches(plays)) == 3, batches(plays)
-    play(assigned, tmp_path, plays)
+def test_library_shortcuts_and_some_named_mistakes_score_zero_only_on_their_question(graded):
+    """End to end through otter: the routes and mistakes of e2e_plays(), in three submissions."""
+    groups = batches(e2e_plays())
+    assert len(groups) == 3, groups
+    for i, group in enumerate(groups):
+        check_plays(graded[f"plays_{i}"], group)
 
 
-@pytest.mark.parametrize("tamper", [
-    "hw.check_scores = hw.check_masked_attention = hw.check_cross_attention_module = lambda *a, **k: None",
-    "from types import SimpleNamespace\nhw = SimpleNamespace(**{n: (lambda *a, **k: None) for n in "
-    "['check_scores', 'check_masked_attention', 'check_cross_attention_module', 'check_decoder_layer', 'check_translations']})",
-    "torch.allclose = lambda *a, **k: True\ntorch.testing.assert_close = lambda *a, **k: None",
-], ids=["rebind-checks", "rebind-hw", "patch-allclose"])
-def test_switching_the_checks_off_scores_zero(assigned, tmp_path, tamper):
-    answers = {"q1": "def cross_attention_scores(q, k):\n    return torch.zeros(q.size(0), q.size(1), k.size(1))\n",
-               "q2": "def masked_cross_attention(q, k, v, key_mask):\n    return torch.zeros_like(q), torch.zeros(q.size(0), q.size(1), k.size(1))\n"}
-    results = grade(assigned, submission(assigned, tmp_path, answers, base="student", after_imports=tamper), tmp_path)
-    assert all(t["score"] == 0 for t in results.values()), {q: t["score"] for q, t in results.items()}
+@pytest.mark.parametrize("tamper", TAMPERS)
+def test_switching_the_checks_off_scores_zero(graded, tamper):
+    assert all(t["score"] == 0 for t in graded[tamper].values()), {q: t["score"] for q, t in graded[tamper].items()}
 
 
-def test_untouched_student_version_scores_zero_readably(assigned, tmp_path):
-    results = grade(assigned, assigned / "student" / NAME, tmp_path)
-    for name, test in results.items():
+def test_untouched_student_version_scores_zero_readably(graded):
+    for name, test in graded["untouched"].items():
         assert test["score"] == 0 and f"not yet implemented: Question {name[1]}" in test["output"], test["output"][-300:]
         assert "Traceback" not in test["output"], "feedback never shows the checker's source lines"
 
 
-def test_solution_earns_full_marks_from_a_wheel_outside_the_repo(assigned, tmp_path):
+def test_solution_earns_full_marks_from_a_wheel_outside_the_repo(graded, wheel_python, tmp_path):
     """The Gradescope route: pip install the package (weights included), no repo."""
-    wheels = tmp_path / "wheels"
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", wheels, ROOT],
-                   check=True, capture_output=True, timeout=300)
-    venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", venv], check=True, timeout=120)
-    python = venv / "bin" / "python"
-    site = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                          check=True, capture_output=True, text=True).stdout.strip()
-    deps = subprocess.run([sys.executable, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                          check=True, capture_output=True, text=True).stdout.strip()
-    Path(site, "course_dependencies.pth").write_text(deps + "\n")  # torch & co. from the course venv
-    subprocess.run([python, "-m", "pip", "install", "-q", "--no-deps", "--no-index", next(wheels.glob("*.whl"))],
-                   check=True, capture_output=True, timeout=300)
+    python, site = wheel_python
     where = subprocess.run([python, "-c", "import anatomy.homework, anatomy.dates_translator as d; "
                             "print(anatomy.__file__); print(d.DATES_MODEL_DIR)"], check=True, capture_output=True,
                            text=True, cwd=tmp_path).stdout.split()
     assert all(path.startswith(site) for path in where), where
-    outside = tmp_path / "grading"
-    outside.mkdir()
-    notebook = outside / NAME
-    notebook.write_bytes((assigned / "autograder" / NAME).read_bytes())
-    results = grade(assigned, notebook, outside, python=python)
-    assert {q: t["score"] for q, t in results.items()} == FULL, results
+    assert {q: t["score"] for q, t in graded["wheel"].items()} == FULL, graded["wheel"]
 
 
 def test_a_secret_reseeds_the_hidden_tests_only():
