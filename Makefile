@@ -54,20 +54,26 @@ notebook7: install
 	$(VENV)/bin/jupyter notebook --ServerApp.root_dir=. --JupyterNotebookApp.default_url=/tree/notebooks \
 	    $(ALLOW_ROOT) $(LAB_ARGS)
 
+# One worker per core, each on one thread (conftest.py); a notebook's cells stay together on one worker.
+TEST_WORKERS ?= auto
 test: install
-	$(PY) -m pytest tests notebooks instructor --nbval --nbval-sanitize-with tests/nbval_sanitize.cfg \
-	    --nbval-current-env -p no:cacheprovider
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadscope tests notebooks instructor --nbval \
+	    --nbval-sanitize-with tests/nbval_sanitize.cfg --nbval-current-env -p no:cacheprovider
 
-# Re-execute every notebook in place (after any change to anatomy/), keeping each .py pair in sync.
-# tools/execute_notebook.py keeps run-to-run noise out, so an unchanged tree stays clean in git.
+# Re-execute every notebook in place (after any change to anatomy/), keeping each .py pair in sync,
+# one per core, each on one thread, as `make test` checks them. tools/execute_notebook.py keeps
+# run-to-run noise out, so an unchanged tree stays clean in git. One notebook: make notebooks/03_attention.executed
+NOTEBOOK_RUNS := $(NOTEBOOK_SOURCES:.py=.executed)
+NOTEBOOK_WORKERS ?= $(shell nproc)
+.PHONY: $(NOTEBOOK_RUNS)
 notebooks: install
-	@for py in $(NOTEBOOK_SOURCES); do \
-	    nb=$${py%.py}.ipynb; \
-	    $(VENV)/bin/jupytext --sync -q $$py >/dev/null || exit 1; \
-	    TIMEFORMAT="$$(printf '%-46s' $$nb) %1R s"; \
-	    time $(PY) -m tools.execute_notebook $$nb || exit 1; \
-	    $(VENV)/bin/jupytext --sync -q $$nb >/dev/null || exit 1; \
-	done
+	@$(MAKE) --no-print-directory notebooks/07_training.executed  # first: 08 and 11 load the translator it saves
+	@$(MAKE) --no-print-directory -j $(NOTEBOOK_WORKERS) $(filter-out notebooks/07_training.executed,$(NOTEBOOK_RUNS))
+
+$(NOTEBOOK_RUNS): %.executed:
+	@$(VENV)/bin/jupytext --sync -q $*.py >/dev/null
+	@TIMEFORMAT="$$(printf '%-46s' $*.ipynb) %1R s"; time $(PY) -m tools.execute_notebook $*.ipynb
+	@$(VENV)/bin/jupytext --sync -q $*.ipynb >/dev/null
 
 # Create or refresh the .ipynb from its jupytext .py pair (or the other way round, whichever is newer).
 sync: install

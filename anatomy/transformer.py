@@ -7,6 +7,7 @@ Shapes: B batch, H heads, Ts source tokens, Tt target tokens, D model width, V v
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -112,16 +113,19 @@ class Transformer(nn.Module):
 
     def save_pretrained(self, folder: str | Path) -> None:
         """Write config.json and model.safetensors; a tied matrix is stored once, under its first name,
-        so the same weights always give the same bytes."""
+        so the same weights always give the same bytes. Each file is replaced whole (written aside,
+        then renamed), so a reader never sees half a file."""
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / "config.json").write_text(json.dumps(asdict(self.config), indent=2) + "\n")
+        (folder / "config.json.tmp").write_text(json.dumps(asdict(self.config), indent=2) + "\n")
         unique, seen = {}, set()
         for name, tensor in self.state_dict().items():
             if tensor.data_ptr() not in seen:
                 seen.add(tensor.data_ptr())
                 unique[name] = tensor.detach().cpu().contiguous()
-        save_file(unique, str(folder / "model.safetensors"))
+        save_file(unique, str(folder / "model.safetensors.tmp"))
+        for name in ("config.json", "model.safetensors"):
+            os.replace(folder / f"{name}.tmp", folder / name)
 
     @classmethod
     def from_pretrained(cls, folder: str | Path) -> Transformer:

@@ -169,6 +169,7 @@ def test_save_and_load_round_trip(tmp_path, batch):
     model = tiny_model()
     model = model.float()
     model.save_pretrained(tmp_path / "saved")
+    assert sorted(path.name for path in (tmp_path / "saved").iterdir()) == ["config.json", "model.safetensors"]
     loaded = Transformer.from_pretrained(tmp_path / "saved")
     assert loaded.lm_head.weight is loaded.src_embeddings.token_embeddings.weight, "tying must survive loading"
     torch.testing.assert_close(loaded(*batch).logits, model(*batch).logits, atol=0, rtol=0)

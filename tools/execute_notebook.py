@@ -8,13 +8,16 @@ What used to change from one run to the next, and what keeps it out of the file:
 - progress-bar widgets (tqdm via anatomy.training.train): the widget state, which holds the elapsed
   time, is dropped, and each widget's random model id becomes one derived from its place;
 - cell timings: not recorded;
-- BertViz view ids: anatomy.viz derives them from the view's content.
+- BertViz view ids: anatomy.viz derives them from the view's content;
+- last digits that depend on the machine's core count: the kernel runs on one thread, as under
+  `make test` (see conftest.py).
 Timings printed by a cell still change the file: print them in `make bench`, not in a notebook.
 """
 from __future__ import annotations
 
 import argparse
 import hashlib
+import os
 from pathlib import Path
 
 import nbformat
@@ -22,6 +25,7 @@ from nbclient import NotebookClient
 from nbconvert.preprocessors import CoalesceStreamsPreprocessor
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+os.environ["OMP_NUM_THREADS"] = os.environ["MKL_NUM_THREADS"] = "1"  # inherited by the kernel
 
 
 def fix_widget_ids(notebook: nbformat.NotebookNode, name: str) -> None:
