@@ -4,7 +4,6 @@ question; each named mistake appears in the autograder's feedback; a mistake cos
 question; the solution earns full marks, from the repo and from a wheel installed outside it.
 Plays for different questions share a submission (the questions are graded independently)."""
 import importlib.util
-import json
 import math
 import re
 import subprocess
@@ -17,6 +16,8 @@ import torch
 
 import anatomy
 from anatomy.homework import cross_attention as hw
+from otter_grading import assign, grade
+from otter_grading import submission as otter_submission
 
 ROOT = Path(__file__).parent.parent
 MASTER = ROOT / "instructor" / "08_homework_cross_attention.ipynb"
@@ -29,35 +30,12 @@ FULL = {"q1": 2, "q2": 3, "q3": 4, "q4": 3, "q5": 3}
 
 @pytest.fixture(scope="session")
 def assigned(tmp_path_factory):
-    out = tmp_path_factory.mktemp("homework")
-    subprocess.run([sys.executable, ROOT / "instructor" / "assign.py", MASTER, "--out", out / "build",
-                    "--student-dir", out], check=True, capture_output=True, timeout=300)
-    return out / "build"
-
-
-def grade(assigned, notebook, tmp_path, python=sys.executable):
-    zip_path = next((assigned / "autograder").glob("*.zip"))
-    subprocess.run([python, "-m", "otter", "run", "-a", zip_path, "-o", tmp_path, notebook], check=True, capture_output=True,
-                   timeout=600, cwd=notebook.parent)
-    tests = json.loads((tmp_path / "results.json").read_text())["tests"]
-    return {t["name"]: t for t in tests if t["name"].startswith("q")}
+    return assign(MASTER, tmp_path_factory.mktemp("homework"))
 
 
 def submission(assigned, tmp_path, plays: dict[str, str], base="autograder", after_imports: str = ""):
     """The solution (or the student version) with each question's answer redefined by `plays[q]`."""
-    notebook = nbformat.read(assigned / base / NAME, as_version=4)
-    cells = []
-    for cell in notebook.cells:
-        cells.append(cell)
-        if cell.cell_type == "code" and "grader = otter.Notebook" in cell.source and after_imports:
-            cells.append(nbformat.v4.new_code_cell(after_imports))
-        for question, start in ANSWERS.items():
-            if cell.cell_type == "code" and cell.source.startswith(start) and question in plays:
-                cells.append(nbformat.v4.new_code_cell(plays[question]))
-    notebook.cells = cells
-    path = tmp_path / NAME
-    nbformat.write(notebook, path)
-    return path
+    return otter_submission(assigned / base / NAME, ANSWERS, tmp_path, plays, after_imports)
 
 
 SCORES = "def cross_attention_scores(q, k):\n    return {}\n"
