@@ -98,6 +98,8 @@ SECRET ?=
 homework: install
 	$(PY) instructor/assign.py instructor/08_homework_cross_attention.ipynb --secret "$(SECRET)"
 	$(PY) -m tools.execute_notebook notebooks/08_homework_cross_attention.ipynb && $(VENV)/bin/jupytext --sync -q notebooks/08_homework_cross_attention.ipynb
+	$(PY) instructor/assign.py instructor/10_homework_sentiment.ipynb --secret "$(SECRET)" --out build/homework_sentiment
+	$(PY) -m tools.execute_notebook notebooks/10_homework_sentiment.ipynb && $(VENV)/bin/jupytext --sync -q notebooks/10_homework_sentiment.ipynb
 
 clean:
 	rm -rf $(VENV) build *.egg-info $(VENDOR)

