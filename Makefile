@@ -28,10 +28,12 @@ $(STAMP): requirements.txt constraints.txt pyproject.toml
 	touch $(STAMP)
 
 # BertViz's scripts, fetched from npm at install time so views render offline (never committed).
+# npm runs inside build/js rather than with --prefix, which would also move npm's global config
+# (a registry, proxy or CA certificate set there was ignored: a normal user's `make install` failed so).
 $(VENDOR)/.installed: Makefile
 	@if command -v npm >/dev/null; then \
-	    mkdir -p build/js $(VENDOR) && \
-	    npm install --silent --no-save --no-audit --no-fund --prefix build/js $(JS_PACKAGES) && \
+	    mkdir -p build/js $(VENDOR) && echo '{"private": true}' > build/js/package.json && \
+	    (cd build/js && npm install --loglevel=error --no-save --no-audit --no-fund $(JS_PACKAGES)) && \
 	    cp build/js/node_modules/requirejs/require.js build/js/node_modules/d3/dist/d3.min.js \
 	       build/js/node_modules/jquery/dist/jquery.min.js $(VENDOR)/ && touch $@; \
 	else echo "npm not found: BertViz views will load their scripts from a CDN (online only)."; fi
