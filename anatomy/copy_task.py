@@ -66,7 +66,7 @@ def build_model(name: str, vocab: CharVocabulary) -> nn.Module:
     raise ValueError(f"model name must be one of {MODEL_NAMES}, got {name!r}")
 
 
-def train_copy(model: nn.Module, vocab: CharVocabulary, steps: int, batch_size: int = 32, peak_lr: float = 5e-3,
+def train_copy(model: nn.Module, vocab: CharVocabulary, steps: int, batch_size: int = 32, peak_lr: float = 3e-3,
                warmup_steps: int = 50, seed: int = 0, progress: bool = True) -> TrainingRun:
     """The one recipe for all three models: Adam with warm-up, gradient clipping (RNNs need it),
     plain cross-entropy of the next letter."""

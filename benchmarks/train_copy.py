@@ -19,7 +19,7 @@ import anatomy
 from anatomy.copy_task import MODEL_NAMES, accuracy_by_length, build_model, copy_vocabulary, train_copy
 from bench import paired_ratio
 
-STEPS = 700  # as in notebooks/00_before_transformers.py
+STEPS = 1000  # as in notebooks/00_before_transformers.py
 LENGTHS = [5, 10, 15, 20, 30, 40, 50, 60]
 COST_LENGTHS = [16, 64, 256, 1024]
 
