@@ -53,7 +53,7 @@ class AdditiveAttention(nn.Module):
         if mask is not None:
             scores = scores.masked_fill(~mask, float("-inf"))
         weights = scores.softmax(dim=-1)  # (B, Tk)
-        return torch.bmm(weights[:, None], keys).squeeze(1), weights  # (B, Dk), (B, Tk)
+        return torch.einsum("bk,bkd->bd", weights, keys), weights  # (B, Dk), (B, Tk)
 
 
 class GRUSeq2Seq(nn.Module):
@@ -102,11 +102,10 @@ class GRUSeq2Seq(nn.Module):
         embedded = self.embeddings(tgt_ids)  # (B, Tt, E)
         context = state = self.context_vector(memory, src_mask)  # (B, Dh): also the first state
         projected_keys = None if self.attention is None else self.attention.k_proj(memory)  # (B, Ts, A)
-        attend_mask = None if src_mask is None or src_mask.all() else src_mask  # no padding: nothing to mask
         states, contexts, weights = [], [], []
         for t in range(tgt_ids.size(1)):  # T sequential steps: step t needs the state of step t - 1
             if self.attention is not None:
-                context, step_weights = self.attention(state, memory, attend_mask, projected_keys)  # (B, Dh), (B, Ts)
+                context, step_weights = self.attention(state, memory, src_mask, projected_keys)  # (B, Dh), (B, Ts)
                 weights.append(step_weights)
             state = self.decoder_cell(torch.cat([embedded[:, t], context], dim=-1), state)  # (B, Dh)
             states.append(state)

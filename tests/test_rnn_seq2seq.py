@@ -81,18 +81,6 @@ def test_attention_weights_avoid_padding_and_sum_to_one():
     assert alignment[0, 0, :, 3:].abs().max() == 0
 
 
-def test_a_mask_without_padding_changes_nothing():
-    """The decoder skips masking when every source token is real; the result must not change."""
-    torch.manual_seed(0)
-    model = GRUSeq2Seq(RNNConfig(vocab_size=11)).eval()
-    src, tgt = torch.randint(3, 11, (2, 5)), torch.randint(3, 11, (2, 4))
-    with torch.no_grad():
-        masked = model(src, tgt, src_mask=torch.ones(2, 5, dtype=torch.bool), output_attentions=True)
-        unmasked = model(src, tgt, output_attentions=True)
-    torch.testing.assert_close(masked.logits, unmasked.logits, rtol=0, atol=0)
-    torch.testing.assert_close(masked.cross_attentions[0], unmasked.cross_attentions[0], rtol=0, atol=0)
-
-
 @pytest.mark.parametrize("attention", [False, True])
 def test_greedy_decoding_agrees_with_teacher_forcing_on_its_own_output(attention):
     """greedy_decode re-runs decode on each prefix; feeding its output back must give the same argmaxes."""
