@@ -42,13 +42,15 @@ def load_digits_split(device: torch.device | str | None = None) -> DigitsSplit:
 
 
 def shift_randomly(images: torch.Tensor, generator: torch.Generator, max_shift: int = 1) -> torch.Tensor:
-    """Move each image by up to `max_shift` pixels up/down and left/right, filling with 0 (paper)."""
+    """Move each image by up to `max_shift` pixels up/down and left/right, filling with 0 (paper).
+    The zero-padded image holds (2m + 1)^2 windows of S x S pixels, one per shift; each image
+    picks one, for the whole batch at once."""
+    size = images.size(-1)
     padded = F.pad(images, [max_shift] * 4)  # (B, C, S + 2m, S + 2m)
-    size, out = images.size(-1), torch.empty_like(images)
-    offsets = torch.randint(0, 2 * max_shift + 1, (images.size(0), 2), generator=generator)
-    for i, (dy, dx) in enumerate(offsets.tolist()):
-        out[i] = padded[i, :, dy:dy + size, dx:dx + size]
-    return out
+    windows = padded.unfold(2, size, 1).unfold(3, size, 1)  # (B, C, 2m + 1, 2m + 1, S, S): views, no copy
+    offsets = torch.randint(0, 2 * max_shift + 1, (images.size(0), 2), generator=generator).to(images.device)
+    picked = torch.arange(images.size(0), device=images.device)  # (B,)
+    return windows[picked, :, offsets[:, 0], offsets[:, 1]]  # (B, C, S, S)
 
 
 def training_batches(split: DigitsSplit, batch_size: int = 128, seed: int = 0,
@@ -71,8 +73,8 @@ def classification_loss(model: nn.Module, batch: tuple[torch.Tensor, torch.Tenso
     return F.cross_entropy(logits, labels)
 
 
-def train_digits(model: nn.Module, split: DigitsSplit, steps: int = 1200, batch_size: int = 128,
-                 peak_lr: float = 2e-3, warmup_steps: int = 100, weight_decay: float = 0.05,
+def train_digits(model: nn.Module, split: DigitsSplit, steps: int = 800, batch_size: int = 128,
+                 peak_lr: float = 3e-3, warmup_steps: int = 100, weight_decay: float = 0.05,
                  seed: int = 0, augment: bool = True, progress: bool = True) -> TrainingRun:
     """Notebook 14's recipe for the ViT and the MLP alike: AdamW with warm-up then linear decay."""
     optimizer = torch.optim.AdamW(model.parameters(), lr=peak_lr, weight_decay=weight_decay)

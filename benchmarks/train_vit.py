@@ -12,7 +12,7 @@ import anatomy
 from anatomy.digits import accuracy, load_digits_split, pixel_mlp, train_digits
 from anatomy.vit import VisionTransformer, VisionTransformerConfig
 
-STEPS = 1200  # as in notebooks/14_vision_transformer.py
+STEPS = 800  # as in notebooks/14_vision_transformer.py
 MLP_HIDDEN = 280  # about the ViT's parameter count
 
 

@@ -2,6 +2,9 @@
 import torch
 from sklearn.datasets import load_digits
 
+import pytest
+import torch.nn.functional as F
+
 from anatomy.digits import load_digits_split, pixel_mlp, shift_randomly, training_batches
 
 
@@ -29,6 +32,19 @@ def test_shift_moves_each_image_by_at_most_one_pixel_with_zero_fill():
                 expected[:, rows, cols] = image[:, source_rows, source_cols]
                 candidates.append(torch.equal(moved, expected))
         assert sum(candidates) == 1
+
+
+@pytest.mark.parametrize("max_shift, channels", [(1, 1), (2, 3)])
+def test_shift_of_the_whole_batch_equals_shifting_image_by_image(max_shift, channels):
+    """The one-gather version against a plain loop that slices each padded image, same draws."""
+    images = torch.rand(200, channels, 8, 8)
+    shifted = shift_randomly(images, torch.Generator().manual_seed(1), max_shift)
+    generator = torch.Generator().manual_seed(1)
+    offsets = torch.randint(0, 2 * max_shift + 1, (200, 2), generator=generator)
+    padded = F.pad(images, [max_shift] * 4)
+    for image, moved, (dy, dx) in zip(padded, shifted, offsets.tolist()):
+        assert torch.equal(moved, image[:, dy:dy + 8, dx:dx + 8])
+    assert len(set(map(tuple, offsets.tolist()))) == (2 * max_shift + 1) ** 2  # every shift was drawn
 
 
 def test_batches_are_reproducible_and_labelled():
