@@ -230,9 +230,9 @@ plt.show()
 #   not fit in 64 numbers, at least not in what the GRU learns in 1,000 steps. This is Sutskever's
 #   bottleneck, and it is why their paper fed the source in reverse: the first words to write were
 #   then the last ones read.
-# - **Additive attention** degrades slowly: 97% at 10 letters, 91% at 20, 50% at 60. It never has to
+# - **Additive attention** degrades slowly: 97% at 10 letters, 90% at 20, 50% at 60. It never has to
 #   hold the whole string, only to find the right letter again at each step.
-# - **The Transformer** is the most accurate at every length: 98% or more up to 20 letters, 53% at
+# - **The Transformer** is the most accurate at every length: 97% or more up to 20 letters, 51% at
 #   60. It too loses accuracy on the longest strings: 1,000 steps are not enough to sharpen its
 #   alignment that far. Attention removes the bottleneck; it does not make learning free.
 # - Whole strings copied without a mistake are rare beyond 30 letters for every model: one wrong
@@ -343,7 +343,7 @@ for length in (16, 64, 256, 1024):
 #
 # ## Takeaways
 # - A fixed context vector must hold the whole input; on our copy task it fails beyond about ten letters.
-# - With the same 1,000 steps, additive attention and the Transformer copy 20 letters at 91% and 98%,
+# - With the same 1,000 steps, additive attention and the Transformer copy 20 letters at 90% and 97%,
 #   the fixed vector at 13%.
 # - Bahdanau's additive attention lets each output step find its own part of the input; accuracy then
 #   falls slowly with length instead of collapsing.
