@@ -56,10 +56,10 @@ notebook7: install
 	$(VENV)/bin/jupyter notebook --ServerApp.root_dir=. --JupyterNotebookApp.default_url=/tree/notebooks \
 	    $(ALLOW_ROOT) $(LAB_ARGS)
 
-# One worker per core, each on one thread (conftest.py); a notebook's cells stay together on one worker.
+# One worker per core, each on one thread, slowest files first (conftest.py); a notebook's cells stay together.
 TEST_WORKERS ?= auto
 test: install
-	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadscope tests notebooks instructor --nbval \
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadscope --no-loadscope-reorder tests notebooks instructor --nbval \
 	    --nbval-sanitize-with tests/nbval_sanitize.cfg --nbval-current-env -p no:cacheprovider
 
 # Re-execute every notebook in place (after any change to anatomy/), keeping each .py pair in sync,
