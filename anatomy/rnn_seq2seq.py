@@ -53,7 +53,7 @@ class AdditiveAttention(nn.Module):
         if mask is not None:
             scores = scores.masked_fill(~mask, float("-inf"))
         weights = scores.softmax(dim=-1)  # (B, Tk)
-        return torch.einsum("bk,bkd->bd", weights, keys), weights  # (B, Dk), (B, Tk)
+        return torch.bmm(weights[:, None], keys).squeeze(1), weights  # (B, Dk), (B, Tk)
 
 
 class GRUSeq2Seq(nn.Module):
@@ -102,6 +102,8 @@ class GRUSeq2Seq(nn.Module):
         embedded = self.embeddings(tgt_ids)  # (B, Tt, E)
         context = state = self.context_vector(memory, src_mask)  # (B, Dh): also the first state
         projected_keys = None if self.attention is None else self.attention.k_proj(memory)  # (B, Ts, A)
+        if src_mask is not None and bool(src_mask.all()):
+            src_mask = None  # no padding to hide: skip masking at every step
         states, contexts, weights = [], [], []
         for t in range(tgt_ids.size(1)):  # T sequential steps: step t needs the state of step t - 1
             if self.attention is not None:
