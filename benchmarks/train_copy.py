@@ -16,10 +16,10 @@ import torch
 from torch import nn
 
 import anatomy
-from anatomy.copy_task import MODEL_NAMES, accuracy_by_length, build_model, copy_vocabulary, train_copy
+from anatomy.copy_task import (MODEL_NAMES, TRAINING_STEPS, accuracy_by_length, build_model, copy_vocabulary,
+                               train_copy)
 from bench import paired_ratio
 
-STEPS = 1000  # as in notebooks/00_before_transformers.py
 LENGTHS = [5, 10, 15, 20, 30, 40, 50, 60]
 COST_LENGTHS = [16, 64, 256, 1024]
 
@@ -27,13 +27,13 @@ COST_LENGTHS = [16, 64, 256, 1024]
 def c1() -> None:
     device = anatomy.pick_device()
     vocab = copy_vocabulary()
-    print(f"C1 copy task, {STEPS} steps each on {device} ({torch.get_num_threads()} threads); "
+    print(f"C1 copy task, {TRAINING_STEPS} steps each on {device} ({torch.get_num_threads()} threads); "
           "letters right (whole strings right) per input length")
     print(f"   {'model':<20}{'time':>8}" + "".join(f"{length:>11}" for length in LENGTHS))
     for name in MODEL_NAMES:
         anatomy.seed_everything(0)
         model = build_model(name, vocab).to(device)
-        run = train_copy(model, vocab, steps=STEPS, progress=False)
+        run = train_copy(model, vocab, steps=TRAINING_STEPS, progress=False)
         results = accuracy_by_length(model, vocab, LENGTHS)
         print(f"   {name:<20}{run.seconds:>6.1f} s" + "".join(
             f"{letters:>6.0%} ({exact:>3.0%})"[-11:] for letters, exact in results.values())
