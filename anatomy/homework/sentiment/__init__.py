@@ -12,7 +12,8 @@ classifier its check fine-tuned gets wrong (question 5).
 """
 from anatomy.homework import freeze, graded, watch_package
 from anatomy.homework.sentiment import checks, run_checks
-from anatomy.homework.sentiment.run_checks import REQUIRED_ACCURACY, STEPS, run_data, wrong_predictions
+from anatomy.homework.sentiment.data import STEPS, run_data
+from anatomy.homework.sentiment.run_checks import REQUIRED_ACCURACY, wrong_predictions
 
 check_head = graded(checks.check_head)
 check_predict = graded(checks.check_predict)
@@ -23,7 +24,7 @@ __all__ = ["REQUIRED_ACCURACY", "STEPS", "check_fine_tuning", "check_head", "che
            "check_training_step", "run_data", "wrong_predictions"]
 
 watch_package("anatomy")  # anatomy.sentiment and its data loader are loaded now too
-for _module in ("checks", "run_checks", ""):
+for _module in ("checks", "data", "run_checks", ""):
     freeze(f"{__name__}.{_module}".rstrip("."))
 for _module in ("feedback", "integrity", "tracing", ""):  # the framework too, as homework 1 does
     freeze(f"anatomy.homework.{_module}".rstrip("."))

@@ -1,16 +1,15 @@
 """Check for question 4 of homework 2 (notebook 10): a short fine-tuning run, scored on held-out reviews.
 
 Shapes: B batch, T tokens.
-The seed picks which training and test sentences the run sees (public checks use one seed, hidden
-tests others), so nobody can hard-code the answer. The run is small: STEPS steps of 16 sentences.
+The run trains on the sentences that data.run_data(seed) draws and is scored on its test sentences
+(public checks use one seed, hidden tests others), so nobody can hard-code the answer.
 A mistake in question 2 or 3 costs only its own question: the run then uses a correct predict or
 training_step in place of the student's, and says so if question 4 fails too.
 """
 from __future__ import annotations
 
-import functools
+import contextlib
 import math
-import random
 import types
 
 import torch
@@ -19,39 +18,10 @@ import torch.nn.functional as F
 from anatomy.encoder import TransformerEncoder
 from anatomy.homework.feedback import Feedback, call
 from anatomy.homework.sentiment import checks
-from anatomy.sentiment import bucketed_batches, pad_batch, tokenize
-from anatomy.sentiment_data import load_reviews
+from anatomy.homework.sentiment.data import STEPS, TEST_SENTENCES, bundled_tokenizer, run_data
 
 REQUIRED_ACCURACY = 0.71  # on 200 held-out test sentences
-STEPS, BATCH_SIZE, MAX_LENGTH, TEST_SENTENCES = 64, 16, 40, 200
 _fine_tuned: dict[int, torch.nn.Module] = {}  # seed -> the classifier its check fine-tuned last
-
-
-@functools.lru_cache(maxsize=1)
-def bundled_tokenizer():
-    from transformers import AutoTokenizer
-
-    from anatomy.pretrained import default_model_dir
-
-    return AutoTokenizer.from_pretrained(default_model_dir())
-
-
-def run_data(seed: int):
-    """Training batches (STEPS x BATCH_SIZE sentences, bucketed by length so little is padding) and
-    test batches, both drawn by `seed`."""
-    rng, tokenizer = random.Random(seed), bundled_tokenizer()
-    train_split, test_split = load_reviews("train"), load_reviews("test")
-    train_rows = rng.sample(range(len(train_split)), STEPS * BATCH_SIZE)
-    test_rows = rng.sample(range(len(test_split)), TEST_SENTENCES)
-    train_ids = tokenize(tokenizer, [train_split.texts[i] for i in train_rows], MAX_LENGTH)
-    batches = bucketed_batches(train_ids, [train_split.labels[i] for i in train_rows], BATCH_SIZE, seed,
-                               tokenizer.pad_token_id)
-    test_ids = tokenize(tokenizer, [test_split.texts[i] for i in test_rows], MAX_LENGTH)
-    by_length = sorted(range(TEST_SENTENCES), key=lambda i: len(test_ids[i]))
-    return [next(batches) for _ in range(STEPS)], [
-        pad_batch([test_ids[i] for i in by_length[start:start + 50]],
-                  [test_split.labels[test_rows[i]] for i in by_length[start:start + 50]], tokenizer.pad_token_id)
-        for start in range(0, TEST_SENTENCES, 50)]
 
 
 def predicted_logits(classifier, data) -> torch.Tensor:
@@ -130,11 +100,23 @@ def evaluated(classifier, evaluate, test_batches):
     return got
 
 
+@contextlib.contextmanager
+def denormals_flushed():
+    """A diverging run fills the weights with denormal numbers, which a CPU computes many times slower
+    than normal ones; flushed to zero, a too-high learning rate no longer doubles the check's time."""
+    torch.set_flush_denormal(True)
+    try:
+        yield
+    finally:
+        torch.set_flush_denormal(False)
+
+
 def fine_tuned_accuracy(classifier, fine_tune_run, evaluate, seed: int) -> float:
     train_batches, test_batches = run_data(seed)
     evaluated(classifier, evaluate, test_batches)  # before training too: these mistakes cost seconds, not a run
     before = [p.detach().clone() for p in classifier.encoder.parameters()]
-    run = call(fine_tune_run, classifier, iter(train_batches), STEPS)
+    with denormals_flushed():
+        run = call(fine_tune_run, classifier, iter(train_batches), STEPS)
     _fine_tuned[seed] = classifier
     losses = list(getattr(run, "losses", []))
     moved = max((p.detach() - b).abs().max().item() for p, b in zip(classifier.encoder.parameters(), before))
