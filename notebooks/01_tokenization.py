@@ -154,7 +154,7 @@ for sentence in ["난 너를 좋아해", "나는 자연어처리가 좋아"]:
 # tokenizer does not strip accents, and its vocabulary was learned from Korean text. We can watch
 # that happen in miniature. Hugging Face's `tokenizers` trains a WordPiece vocabulary in well under a
 # second; we give it a few Korean sentences written for this course, with `strip_accents=False` so
-# that NFD never runs. (A real vocabulary is learned from gigabytes of text, not twenty sentences.)
+# that NFD never runs. (A real vocabulary is learned from gigabytes of text, not fourteen sentences.)
 
 # %%
 from tokenizers import BertWordPieceTokenizer
@@ -174,7 +174,7 @@ for sentence in ["나는 자연어처리가 좋아", "너는 참 좋다", "난 �
           f"\n  Korean vocabulary  ({len(korean_vocabulary):>2} pieces): {korean_vocabulary}")
 
 # %% [markdown]
-# Twenty sentences are enough to see the difference: the Korean vocabulary cuts at syllables and
+# Fourteen sentences are enough to see the difference: the Korean vocabulary cuts at syllables and
 # whole words ("나는", "좋아해"), while the English one spells jamo by jamo and gives up with
 # `[UNK]` on a letter it never saw. For a Korean class, that is the reason to fine-tune a model
 # whose vocabulary was built from Korean text.
