@@ -66,6 +66,18 @@ def test_no_load_magic_and_images_exist(path):
             assert (path.parent / image).exists(), f"{path.name} references missing {image}"
 
 
+WALL_CLOCK = re.compile(r"perf_counter|time\.time\(|\.seconds\b|timeit")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS + sorted(NOTEBOOKS[0].parent.parent.glob("instructor/[0-9][0-9]_*.ipynb")),
+                         ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_no_cell_reads_the_clock(path):
+    """A printed time changes at every re-execution, so `make notebooks` would leave git dirty:
+    timings belong in `make bench`."""
+    clocks = [c.source[:80] for c in cells(path) if c.cell_type == "code" and WALL_CLOCK.search(c.source)]
+    assert not clocks, f"{path.name} reads the clock in {clocks}: time it in benchmarks/ (make bench) instead"
+
+
 # The prose checks below cover every notebook of the series.
 PROSE_CHECKED = NOTEBOOKS
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
