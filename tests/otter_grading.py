@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -62,6 +63,28 @@ def grade_all(jobs: dict[str, tuple]) -> dict[str, dict[str, dict]]:
     with ThreadPoolExecutor(max_workers=2) as pool:
         futures = {name: pool.submit(grade, *arguments) for name, arguments in jobs.items()}
         return {name: future.result() for name, future in futures.items()}
+
+
+class Gradings:
+    """The otter runs of one test file, graded together: each gets its own folder under `root`."""
+
+    def __init__(self, assigned: Path, root: Path) -> None:
+        self.assigned, self.root, self.jobs = assigned, root, {}
+
+    def add(self, name: str, notebook_in: Callable[[Path], Path], python: Path | str = sys.executable) -> None:
+        """Grade, as `name`, the notebook that `notebook_in(folder)` writes into its folder or names."""
+        folder = self.root / name
+        folder.mkdir()
+        self.jobs[name] = (self.assigned, notebook_in(folder), folder, python)
+
+    def grade(self) -> dict[str, dict[str, dict]]:
+        return grade_all(self.jobs)
+
+
+def check_assigned(assigned: Path, name: str) -> None:
+    """instructor/assign.py wrote the student and autograder notebooks and one autograder zip."""
+    assert (assigned / "student" / name).exists() and (assigned / "autograder" / name).exists()
+    assert len(list((assigned / "autograder").glob("*-autograder_*.zip"))) == 1
 
 
 def venv_from_wheel(tmp_path: Path) -> tuple[Path, str]:

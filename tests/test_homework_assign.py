@@ -16,7 +16,7 @@ import torch
 
 import anatomy
 from anatomy.homework import cross_attention as hw
-from otter_grading import assign, grade_all, venv_from_wheel
+from otter_grading import Gradings, assign, check_assigned, venv_from_wheel
 from otter_grading import submission as otter_submission
 
 ROOT = Path(__file__).parent.parent
@@ -190,31 +190,25 @@ def wheel_python(tmp_path_factory):
 @pytest.fixture(scope="session")
 def graded(assigned, wheel_python, tmp_path_factory):
     """Every otter run of this file, graded two at a time when the first test needs one."""
-    root, jobs = tmp_path_factory.mktemp("graded"), {}
-
-    def job(name, notebook_from, **kwargs):
-        folder = root / name
-        folder.mkdir()
-        jobs[name] = (assigned, notebook_from(folder), folder, *kwargs.values())
-
-    job("solution", lambda folder: assigned / "autograder" / NAME)
-    job("untouched", lambda folder: assigned / "student" / NAME)
+    runs = Gradings(assigned, tmp_path_factory.mktemp("graded"))
+    runs.add("solution", lambda folder: assigned / "autograder" / NAME)
+    runs.add("untouched", lambda folder: assigned / "student" / NAME)
     for i, group in enumerate(batches(e2e_plays())):
-        job(f"plays_{i}", lambda folder, group=group: submission(assigned, folder, {q: c for q, (_, c) in group.items()}))
+        runs.add(f"plays_{i}", lambda folder, group=group: submission(assigned, folder, {q: c for q, (_, c) in group.items()}))
     for name, tamper in TAMPERS.items():
-        job(name, lambda folder, tamper=tamper: submission(assigned, folder, ZERO_ANSWERS, base="student", after_imports=tamper))
+        runs.add(name, lambda folder, tamper=tamper: submission(assigned, folder, ZERO_ANSWERS, base="student",
+                                                                after_imports=tamper))
 
     def outside_the_repo(folder):
         (folder / NAME).write_bytes((assigned / "autograder" / NAME).read_bytes())
         return folder / NAME
 
-    job("wheel", outside_the_repo, python=wheel_python[0])
-    return grade_all(jobs)
+    runs.add("wheel", outside_the_repo, python=wheel_python[0])
+    return runs.grade()
 
 
 def test_assign_writes_student_solution_and_autograder(assigned):
-    assert (assigned / "student" / NAME).exists() and (assigned / "autograder" / NAME).exists()
-    assert len(list((assigned / "autograder").glob("*-autograder_*.zip"))) == 1
+    check_assigned(assigned, NAME)
 
 
 def test_committed_student_version_has_stubs_public_tests_and_no_solutions_or_hidden_tests():

@@ -14,7 +14,7 @@ from torch import nn
 
 from anatomy.homework import sentiment as hw
 from anatomy.training import train
-from otter_grading import assign, grade_all, submission
+from otter_grading import Gradings, assign, check_assigned, submission
 
 ROOT = Path(__file__).parent.parent
 MASTER = ROOT / "instructor" / "10_homework_sentiment.ipynb"
@@ -160,8 +160,7 @@ def scores(results):
 
 
 def test_assign_writes_student_solution_and_autograder(assigned):
-    assert (assigned / "student" / NAME).exists() and (assigned / "autograder" / NAME).exists()
-    assert len(list((assigned / "autograder").glob("*-autograder_*.zip"))) == 1
+    check_assigned(assigned, NAME)
 
 
 def test_committed_student_version_has_stubs_public_tests_and_no_solutions_or_hidden_tests():
@@ -199,18 +198,16 @@ def several_mistakes():
 @pytest.fixture(scope="session")
 def graded(assigned, tmp_path_factory):
     """Every otter run of this file, graded two at a time when the first test needs one."""
-    root, jobs = tmp_path_factory.mktemp("graded_sentiment"), {}
-    for name in ("solution", "untouched", "several_mistakes", *TAMPER_RUNS):
-        (root / name).mkdir()
-    jobs["solution"] = (assigned, assigned / "autograder" / NAME, root / "solution")
-    jobs["untouched"] = (assigned, assigned / "student" / NAME, root / "untouched")
-    jobs["several_mistakes"] = (assigned, submission(assigned / "autograder" / NAME, ANSWERS, root / "several_mistakes",
-                                                     several_mistakes()), root / "several_mistakes")
+    runs = Gradings(assigned, tmp_path_factory.mktemp("graded_sentiment"))
+    runs.add("solution", lambda folder: assigned / "autograder" / NAME)
+    runs.add("untouched", lambda folder: assigned / "student" / NAME)
+    runs.add("several_mistakes", lambda folder: submission(assigned / "autograder" / NAME, ANSWERS, folder,
+                                                           several_mistakes()))
     for name, (tampers, _) in TAMPER_RUNS.items():
         tamper = "\n".join(f"try:\n    exec({TAMPERS[t]!r})\nexcept Exception as error:\n    print(error)" for t in tampers)
-        notebook = submission(assigned / "student" / NAME, ANSWERS, root / name, WRONG_ANSWERS, after_imports=tamper)
-        jobs[name] = (assigned, notebook, root / name)
-    return grade_all(jobs)
+        runs.add(name, lambda folder, tamper=tamper: submission(assigned / "student" / NAME, ANSWERS, folder,
+                                                                WRONG_ANSWERS, after_imports=tamper))
+    return runs.grade()
 
 
 def test_solution_earns_full_marks(graded):
