@@ -8,6 +8,7 @@ single-threaded processes fill the machine's 2 cores without fighting over them,
 gradings cost about half their sum. Scores do not depend on the thread count."""
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -27,6 +28,14 @@ def assign(master: Path, out: Path, secret: str = "") -> Path:
     subprocess.run([sys.executable, ROOT / "instructor" / "assign.py", master, "--out", out / "build",
                     "--student-dir", out, "--secret", secret], check=True, capture_output=True, timeout=300)
     return out / "build"
+
+
+def assign_script():
+    """instructor/assign.py imported as a module (it is a script, not part of the package)."""
+    spec = importlib.util.spec_from_file_location("assign", ROOT / "instructor" / "assign.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def submission(notebook_path: Path, answers: dict[str, str], folder: Path, plays: dict[str, str],

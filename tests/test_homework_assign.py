@@ -4,7 +4,6 @@ question; each named mistake appears in the autograder's feedback; a mistake cos
 question; the solution earns full marks, from the repo and from a wheel installed outside it.
 Plays for different questions share a submission (the questions are graded independently), and
 all the otter runs are graded up front, two at a time (tests/otter_grading.py)."""
-import importlib.util
 import math
 import re
 import subprocess
@@ -16,7 +15,7 @@ import torch
 
 import anatomy
 from anatomy.homework import cross_attention as hw
-from otter_grading import Gradings, assign, check_assigned, venv_from_wheel
+from otter_grading import Gradings, assign, assign_script, check_assigned, venv_from_wheel
 from otter_grading import submission as otter_submission
 
 ROOT = Path(__file__).parent.parent
@@ -275,11 +274,9 @@ def test_solution_earns_full_marks_from_a_wheel_outside_the_repo(graded, wheel_p
 
 
 def test_a_secret_reseeds_the_hidden_tests_only():
-    spec = importlib.util.spec_from_file_location("assign", ROOT / "instructor" / "assign.py")
-    assign = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(assign)
-    original, secret = nbformat.read(MASTER, as_version=4), assign.reseeded(MASTER, "s3cret")
+    reseeded = assign_script().reseeded
+    original, secret = nbformat.read(MASTER, as_version=4), reseeded(MASTER, "s3cret")
     changed = [new.source for old, new in zip(original.cells, secret.cells) if old.source != new.source]
     assert len(changed) == 5 and all(source.startswith("# HIDDEN") for source in changed), changed
     assert not re.search(r"seed=(1234|99|7|5|4242)\b", "".join(changed))
-    assert assign.reseeded(MASTER, "s3cret").cells[13].source == secret.cells[13].source, "the same secret, the same seeds"
+    assert reseeded(MASTER, "s3cret").cells[13].source == secret.cells[13].source, "the same secret, the same seeds"

@@ -2,7 +2,6 @@
 over the master's own solution), and the homework as instructors use it, through otter: the solution
 earns full marks, the untouched student version scores 0 readably, a submission with several mistakes
 loses exactly those questions, switching the checks off scores 0, a secret reseeds only hidden tests."""
-import importlib.util
 import re
 from pathlib import Path
 
@@ -14,7 +13,7 @@ from torch import nn
 
 from anatomy.homework import sentiment as hw
 from anatomy.training import train
-from otter_grading import Gradings, assign, check_assigned, submission
+from otter_grading import Gradings, assign, assign_script, check_assigned, submission
 
 ROOT = Path(__file__).parent.parent
 MASTER = ROOT / "instructor" / "10_homework_sentiment.ipynb"
@@ -238,9 +237,7 @@ def test_switching_the_checks_off_scores_zero(graded, name):
 
 
 def test_a_secret_reseeds_the_hidden_tests_only():
-    spec = importlib.util.spec_from_file_location("assign", ROOT / "instructor" / "assign.py")
-    assign_module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(assign_module)
+    assign_module = assign_script()
     original, secret = nbformat.read(MASTER, as_version=4), assign_module.reseeded(MASTER, "s3cret")
     changed = [new.source for old, new in zip(original.cells, secret.cells) if old.source != new.source]
     assert len(changed) == 4 and all(source.startswith("# HIDDEN") for source in changed), changed
