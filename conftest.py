@@ -5,6 +5,10 @@ re-executed with 8 threads prints other last digits than the committed one (made
 thread each, the committed outputs are what any machine computes, and `make test` can run two test
 workers side by side (pytest-xdist) without them fighting over the cores.
 tools/execute_notebook.py (`make notebooks`) sets the same.
+
+nbval's kernels listen on socket files rather than TCP ports (tools/kernels.py): with two workers and
+the browser test's Jupyter servers starting kernels at once, a port could be taken before its kernel
+bound it, and the kernel died.
 """
 import os
 
@@ -14,7 +18,10 @@ os.environ["OMP_NUM_THREADS"] = os.environ["MKL_NUM_THREADS"] = "1"  # inherited
 def pytest_configure(config):
     import torch
 
+    from tools.kernels import patch_nbval
+
     torch.set_num_threads(1)
+    patch_nbval()
 
 
 # The slowest files first (a run's wall time is set by whichever worker finishes last); with

@@ -11,6 +11,7 @@ What used to change from one run to the next, and what keeps it out of the file:
 - BertViz view ids: anatomy.viz derives them from the view's content;
 - last digits that depend on the machine's core count: the kernel runs on one thread, as under
   `make test` (see conftest.py).
+The kernel talks over socket files (tools/kernels.py), so `make notebooks -j` can start many at once.
 Timings printed by a cell still change the file: print them in `make bench`, not in a notebook.
 """
 from __future__ import annotations
@@ -21,8 +22,11 @@ import os
 from pathlib import Path
 
 import nbformat
+from jupyter_client.manager import AsyncKernelManager
 from nbclient import NotebookClient
 from nbconvert.preprocessors import CoalesceStreamsPreprocessor
+
+from tools.kernels import ipc_kernel_manager
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 os.environ["OMP_NUM_THREADS"] = os.environ["MKL_NUM_THREADS"] = "1"  # inherited by the kernel
@@ -41,8 +45,9 @@ def execute(path: Path, output: Path | None = None, timeout: int = 900) -> nbfor
     """Run every cell of `path` with its folder as working directory; write to `output` (default: in place)."""
     path = Path(path)
     notebook = nbformat.read(path, as_version=4)
-    NotebookClient(notebook, timeout=timeout, record_timing=False,
-                   resources={"metadata": {"path": str(path.parent.resolve())}}).execute()
+    kernel = ipc_kernel_manager(AsyncKernelManager, kernel_name=notebook.metadata.kernelspec.name)
+    NotebookClient(notebook, km=kernel, timeout=timeout, record_timing=False,
+                   resources={"metadata": {"path": str(path.parent.resolve())}}).execute(cleanup_kc=True)
     notebook, _ = CoalesceStreamsPreprocessor().preprocess(notebook, {})
     notebook.metadata.pop("widgets", None)  # the widget state: elapsed times
     fix_widget_ids(notebook, path.name)
