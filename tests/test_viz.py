@@ -7,6 +7,7 @@ import bertviz
 import pytest
 import torch
 
+from anatomy import bertviz_offline as offline
 from anatomy import viz
 
 
@@ -20,11 +21,11 @@ def attention(pretrained):
 
 
 def test_views_carry_the_local_scripts_then_the_cdn(attention):
-    scripts = viz.vendor_scripts()
+    scripts = offline.vendor_scripts()
     assert scripts is not None, "run `make install` to fetch the local scripts"
     for view in (viz.head_view, viz.model_view):
         html = view(*attention).data
-        assert viz.REQUIRE_TAG not in html
+        assert offline.REQUIRE_TAG not in html
         assert json.dumps(scripts["d3"]).replace("</", "<\\/") in html  # the d3 source travels with the view
         assert "anatomyVendor(\"d3\", 'https://cdnjs.cloudflare.com/ajax/libs/d3/5.7.0/d3.min')" in html
         assert "anatomyWithRequire(function ()" in html
@@ -32,34 +33,34 @@ def test_views_carry_the_local_scripts_then_the_cdn(attention):
 
 
 def test_offline_html_without_local_copies_keeps_only_the_cdn(attention):
-    html = viz.offline_html(bertviz.head_view(*attention, html_action="return").data, scripts=None)
+    html = offline.offline_html(bertviz.head_view(*attention, html_action="return").data, scripts=None)
     assert "})({});" in html and "anatomyVendor(\"d3\", 'https://cdnjs" in html
 
 
 def test_view_ids_follow_the_content(attention):
     tokens = attention[1]
-    viz._issued_ids.clear()  # as in a fresh kernel
-    first = viz.offline_html(bertviz.head_view(*attention, html_action="return").data)
-    again = viz.offline_html(bertviz.head_view(*attention, html_action="return").data)
-    other = viz.offline_html(bertviz.head_view(attention[0], tokens[:-1] + ["x"], html_action="return").data)
-    [first_id], [again_id], [other_id] = ({*viz.VIEW_ID.findall(h)} for h in (first, again, other))
+    offline._issued_ids.clear()  # as in a fresh kernel
+    first = offline.offline_html(bertviz.head_view(*attention, html_action="return").data)
+    again = offline.offline_html(bertviz.head_view(*attention, html_action="return").data)
+    other = offline.offline_html(bertviz.head_view(attention[0], tokens[:-1] + ["x"], html_action="return").data)
+    [first_id], [again_id], [other_id] = ({*offline.VIEW_ID.findall(h)} for h in (first, again, other))
     assert first_id != again_id, "two identical views in one notebook still need distinct ids"
     assert first_id != other_id
-    viz._issued_ids.clear()  # the next fresh kernel gives the same view the same id again
-    assert {*viz.VIEW_ID.findall(viz.offline_html(bertviz.head_view(*attention, html_action="return").data))} \
+    offline._issued_ids.clear()  # the next fresh kernel gives the same view the same id again
+    assert {*offline.VIEW_ID.findall(offline.offline_html(bertviz.head_view(*attention, html_action="return").data))} \
         == {first_id}
 
 
 def test_saved_view_says_to_run_the_cell_until_it_draws(attention):
     html = viz.head_view(*attention).data
-    [view_id] = {*viz.VIEW_ID.findall(html)}
+    [view_id] = {*offline.VIEW_ID.findall(html)}
     assert f'<div id="{view_id}-note"' in html and "Run this cell to draw the interactive view" in html
     assert f'getElementById("{view_id}-note"); if (note) note.remove();' in html
 
 
 def test_offline_html_refuses_other_html():
     with pytest.raises(ValueError, match="not a BertViz 1.4.1 view: expected the tag <script src="):
-        viz.offline_html("<p>hello</p>")
+        offline.offline_html("<p>hello</p>")
 
 
 @pytest.mark.parametrize("change, expected", [
@@ -71,15 +72,15 @@ def test_offline_html_refuses_other_html():
 ])
 def test_offline_html_fails_loudly_if_bertviz_html_changes(attention, change, expected):
     html = bertviz.head_view(*attention, html_action="return").data
-    with pytest.raises(ValueError, match=f"{expected}.*bertviz=={viz.BERTVIZ_VERSION}; bertviz "
+    with pytest.raises(ValueError, match=f"{expected}.*bertviz=={offline.BERTVIZ_VERSION}; bertviz "
                                          f"{version('bertviz')} is installed"):
-        viz.offline_html(change(html))
+        offline.offline_html(change(html))
 
 
 def test_bertviz_is_pinned_to_the_version_the_rewrite_knows():
     requirements = (Path(__file__).parent.parent / "requirements.txt").read_text()
-    assert re.search(rf"^bertviz=={re.escape(viz.BERTVIZ_VERSION)}\s", requirements, re.M)
-    assert version("bertviz") == viz.BERTVIZ_VERSION
+    assert re.search(rf"^bertviz=={re.escape(offline.BERTVIZ_VERSION)}\s", requirements, re.M)
+    assert version("bertviz") == offline.BERTVIZ_VERSION
 
 
 def test_neuron_model_matches_hugging_face(pretrained):

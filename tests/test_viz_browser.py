@@ -11,6 +11,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from anatomy import bertviz_offline as offline
 from anatomy import viz
 from tools.headless import find_chromium, render_offline
 
@@ -31,7 +32,7 @@ def bertviz_outputs(notebook: str) -> list[str]:
 
 
 def test_vendor_scripts_are_installed():
-    assert viz.vendor_scripts() is not None, "run `make install`: it fetches require.js, d3, jquery from npm"
+    assert offline.vendor_scripts() is not None, "run `make install`: it fetches require.js, d3, jquery from npm"
 
 
 @pytest.mark.parametrize("notebook, views", [("03_attention.ipynb", 1), ("04_multi_head_attention.ipynb", 2),
