@@ -105,6 +105,17 @@ def fine_tune(model: nn.Module, tokenizer, reviews: Reviews, recipe: FineTuningR
                  warmup_steps=int(recipe.warmup_fraction * steps), progress=progress)
 
 
+def batches_by_length(tokenizer, texts: Sequence[str], max_length: int, batch_size: int,
+                      device: torch.device | str | None = None) -> Iterator[tuple[list[int], SentimentBatch]]:
+    """(rows, batch) over `texts` shortest first, so that a batch pads little; `rows` are the places
+    in `texts` of the batch's sentences (for inference: the labels are all 0)."""
+    token_ids = tokenize(tokenizer, texts, max_length)
+    order = sorted(range(len(token_ids)), key=lambda i: len(token_ids[i]))
+    for start in range(0, len(order), batch_size):
+        rows = order[start:start + batch_size]
+        yield rows, pad_batch([token_ids[i] for i in rows], [0] * len(rows), tokenizer.pad_token_id, device)
+
+
 @torch.no_grad()
 def predict_probabilities(model: nn.Module, tokenizer, texts: Sequence[str], max_length: int = 64,
                           batch_size: int = 128) -> torch.Tensor:
@@ -112,12 +123,8 @@ def predict_probabilities(model: nn.Module, tokenizer, texts: Sequence[str], max
     if len(texts) == 0:
         raise ValueError("empty batch: expected at least one sentence, got 0")
     model.eval()
-    device, token_ids = next(model.parameters()).device, tokenize(tokenizer, texts, max_length)
-    order = sorted(range(len(token_ids)), key=lambda i: len(token_ids[i]))
-    probabilities = torch.empty(len(token_ids), model.config.num_labels)
-    for start in range(0, len(order), batch_size):
-        rows = order[start:start + batch_size]
-        batch = pad_batch([token_ids[i] for i in rows], [0] * len(rows), tokenizer.pad_token_id, device)
+    probabilities = torch.empty(len(texts), model.config.num_labels)
+    for rows, batch in batches_by_length(tokenizer, texts, max_length, batch_size, next(model.parameters()).device):
         probabilities[rows] = model(batch.input_ids, attention_mask=batch.attention_mask).softmax(-1).cpu()
     return probabilities
 
@@ -135,29 +142,3 @@ class Analyser:
 
     def __call__(self, sentence: str) -> float:
         return predict_probabilities(self.model, self.tokenizer, [sentence], self.max_length)[0, 1].item()
-
-
-@torch.no_grad()
-def cls_vectors(encoder: nn.Module, tokenizer, texts: Sequence[str], max_length: int = 64,
-                batch_size: int = 128) -> torch.Tensor:
-    """(N, D) last-layer [CLS] vectors of a frozen encoder, in the order of `texts`."""
-    encoder.eval()
-    device, token_ids = next(encoder.parameters()).device, tokenize(tokenizer, texts, max_length)
-    order = sorted(range(len(token_ids)), key=lambda i: len(token_ids[i]))
-    vectors = torch.empty(len(token_ids), encoder.config.hidden_size)
-    for start in range(0, len(order), batch_size):
-        rows = order[start:start + batch_size]
-        batch = pad_batch([token_ids[i] for i in rows], [0] * len(rows), tokenizer.pad_token_id, device)
-        vectors[rows] = encoder(batch.input_ids, attention_mask=batch.attention_mask).last_hidden_state[:, 0].cpu()
-    return vectors
-
-
-def train_probe(vectors: torch.Tensor, labels: Sequence[int], num_labels: int = 2, steps: int = 500,
-                batch_size: int = 256, peak_lr: float = 3e-2, seed: int = 0) -> nn.Linear:
-    """A linear probe: one nn.Linear trained on fixed vectors (the encoder never changes)."""
-    generator, targets = torch.Generator().manual_seed(seed), torch.tensor(list(labels))
-    probe = nn.Linear(vectors.size(1), num_labels)
-    batches = (torch.randint(len(vectors), (batch_size,), generator=generator) for _ in range(steps))
-    train(probe, batches, lambda model, rows: classification_loss(model(vectors[rows]), targets[rows]),
-          steps, optimizer=torch.optim.AdamW(probe.parameters(), lr=peak_lr), warmup_steps=steps // 10, progress=False)
-    return probe

@@ -14,7 +14,8 @@ import torch
 from transformers import AutoTokenizer
 
 import anatomy
-from anatomy.sentiment import FineTuningRecipe, accuracy, cls_vectors, fine_tune, train_probe
+from anatomy.linear_probe import cls_vectors, train_probe
+from anatomy.sentiment import FineTuningRecipe, accuracy, fine_tune
 from anatomy.sentiment_data import load_reviews
 
 

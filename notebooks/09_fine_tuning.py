@@ -58,9 +58,9 @@ from transformers import AutoTokenizer, BertForSequenceClassification
 from anatomy import sentiment_data
 from anatomy.bert_weights import encoder_name_map
 from anatomy.classifier import POOLER
+from anatomy.linear_probe import cls_vectors, train_probe
 from anatomy.sentiment import (Analyser, FineTuningRecipe, accuracy, bucketed_batches, classification_loss,
-                               cls_vectors, fine_tune, pad_batch, predict_probabilities, sentiment_loss,
-                               tokenize, train_probe)
+                               fine_tune, pad_batch, predict_probabilities, sentiment_loss, tokenize)
 
 TRAIN_SENTENCES = 2400  # a subset, so each training run takes about a minute; `make bench` uses all 8,057
 tokenizer = AutoTokenizer.from_pretrained(anatomy.default_model_dir())

@@ -5,8 +5,9 @@ import torch
 import torch.nn.functional as F
 
 from anatomy import TransformerForSequenceClassification
-from anatomy.sentiment import (Analyser, bucketed_batches, classification_loss, cls_vectors, pad_batch,
-                               predict_probabilities, tokenize, train_probe)
+from anatomy.linear_probe import cls_vectors, train_probe
+from anatomy.sentiment import (Analyser, bucketed_batches, classification_loss, pad_batch, predict_probabilities,
+                               tokenize)
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,36 @@
+"""The linear-probe baseline of notebook 09: freeze the encoder, read its [CLS] vectors, train one
+nn.Linear on them. What fine-tuning the whole encoder is compared with.
+
+Taught in: 09_fine_tuning.  Shapes: N sentences, D model width.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import torch
+from torch import nn
+
+from anatomy.sentiment import batches_by_length, classification_loss
+from anatomy.training import train
+
+
+@torch.no_grad()
+def cls_vectors(encoder: nn.Module, tokenizer, texts: Sequence[str], max_length: int = 64,
+                batch_size: int = 128) -> torch.Tensor:
+    """(N, D) last-layer [CLS] vectors of a frozen encoder, in the order of `texts`."""
+    encoder.eval()
+    vectors = torch.empty(len(texts), encoder.config.hidden_size)
+    for rows, batch in batches_by_length(tokenizer, texts, max_length, batch_size, next(encoder.parameters()).device):
+        vectors[rows] = encoder(batch.input_ids, attention_mask=batch.attention_mask).last_hidden_state[:, 0].cpu()
+    return vectors
+
+
+def train_probe(vectors: torch.Tensor, labels: Sequence[int], num_labels: int = 2, steps: int = 500,
+                batch_size: int = 256, peak_lr: float = 3e-2, seed: int = 0) -> nn.Linear:
+    """A linear probe: one nn.Linear trained on fixed vectors (the encoder never changes)."""
+    generator, targets = torch.Generator().manual_seed(seed), torch.tensor(list(labels))
+    probe = nn.Linear(vectors.size(1), num_labels)
+    batches = (torch.randint(len(vectors), (batch_size,), generator=generator) for _ in range(steps))
+    train(probe, batches, lambda model, rows: classification_loss(model(vectors[rows]), targets[rows]),
+          steps, optimizer=torch.optim.AdamW(probe.parameters(), lr=peak_lr), warmup_steps=steps // 10, progress=False)
+    return probe
