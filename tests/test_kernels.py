@@ -15,6 +15,10 @@ from jupyter_client.manager import AsyncKernelManager
 from tools.kernels import ipc_kernel_manager
 
 
+needs_unix_sockets = pytest.mark.skipif(sys.platform == "win32", reason="ZeroMQ has no ipc transport on Windows")
+
+
+@needs_unix_sockets
 def test_nbval_kernels_listen_on_socket_files_with_absolute_paths(tmp_path):
     kernel = nbval.kernel.RunningKernel(nbval.kernel.CURRENT_ENV_KERNEL_NAME, cwd=str(tmp_path))
     try:
@@ -29,6 +33,7 @@ def test_nbval_kernels_listen_on_socket_files_with_absolute_paths(tmp_path):
         kernel.stop()
 
 
+@needs_unix_sockets
 def test_notebook_runs_get_their_own_sockets():
     first, second = (ipc_kernel_manager(AsyncKernelManager, kernel_name="python3") for _ in range(2))
     assert first.transport == second.transport == "ipc"

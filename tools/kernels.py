@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import atexit
 import shutil
+import sys
 import tempfile
 import uuid
 from pathlib import Path
@@ -34,8 +35,11 @@ def ipc_kernel_manager(manager_class: type[KernelManager] = KernelManager, **tra
 
     The path is absolute so that client and kernel agree even when the kernel runs in another
     working directory (jupyter_client's default, "kernel-ipc", is relative); it is short so that it
-    stays under the 104-byte limit of a socket path on macOS.
+    stays under the 104-byte limit of a socket path on macOS. Windows has no such sockets for ZeroMQ:
+    there the kernel keeps its TCP ports.
     """
+    if sys.platform == "win32":
+        return manager_class(**traits)
     return manager_class(transport="ipc", ip=str(socket_folder() / uuid.uuid4().hex[:12]), **traits)
 
 
