@@ -106,14 +106,16 @@ def fine_tune(model: nn.Module, tokenizer, reviews: Reviews, recipe: FineTuningR
 
 
 def batches_by_length(tokenizer, texts: Sequence[str], max_length: int, batch_size: int,
-                      device: torch.device | str | None = None) -> Iterator[tuple[list[int], SentimentBatch]]:
+                      device: torch.device | str | None = None,
+                      labels: Sequence[int] | None = None) -> Iterator[tuple[list[int], SentimentBatch]]:
     """(rows, batch) over `texts` shortest first, so that a batch pads little; `rows` are the places
-    in `texts` of the batch's sentences (for inference: the labels are all 0)."""
+    in `texts` of the batch's sentences. Without `labels` (inference) every label is 0."""
     token_ids = tokenize(tokenizer, texts, max_length)
     order = sorted(range(len(token_ids)), key=lambda i: len(token_ids[i]))
     for start in range(0, len(order), batch_size):
         rows = order[start:start + batch_size]
-        yield rows, pad_batch([token_ids[i] for i in rows], [0] * len(rows), tokenizer.pad_token_id, device)
+        batch_labels = [0] * len(rows) if labels is None else [labels[i] for i in rows]
+        yield rows, pad_batch([token_ids[i] for i in rows], batch_labels, tokenizer.pad_token_id, device)
 
 
 @torch.no_grad()

@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 import random
 
-from anatomy.sentiment import bucketed_batches, pad_batch, tokenize
+from anatomy.sentiment import batches_by_length, bucketed_batches, tokenize
 from anatomy.sentiment_data import load_reviews
 
 STEPS, BATCH_SIZE, MAX_LENGTH, TEST_SENTENCES = 64, 16, 40, 200
@@ -33,9 +33,6 @@ def run_data(seed: int):
     train_ids = tokenize(tokenizer, [train_split.texts[i] for i in train_rows], MAX_LENGTH)
     batches = bucketed_batches(train_ids, [train_split.labels[i] for i in train_rows], BATCH_SIZE, seed,
                                tokenizer.pad_token_id)
-    test_ids = tokenize(tokenizer, [test_split.texts[i] for i in test_rows], MAX_LENGTH)
-    by_length = sorted(range(TEST_SENTENCES), key=lambda i: len(test_ids[i]))
-    return [next(batches) for _ in range(STEPS)], [
-        pad_batch([test_ids[i] for i in by_length[start:start + 50]],
-                  [test_split.labels[test_rows[i]] for i in by_length[start:start + 50]], tokenizer.pad_token_id)
-        for start in range(0, TEST_SENTENCES, 50)]
+    test_batches = batches_by_length(tokenizer, [test_split.texts[i] for i in test_rows], MAX_LENGTH, 50,
+                                     labels=[test_split.labels[i] for i in test_rows])
+    return [next(batches) for _ in range(STEPS)], [batch for _, batch in test_batches]
