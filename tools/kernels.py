@@ -56,6 +56,8 @@ def patch_nbval() -> None:
     start = nbval.kernel.start_new_kernel
 
     def start_new_kernel(*args, stderr=None, **kwargs):
+        if stderr is not None:
+            stderr.close()  # nbval's /dev/null, replaced by the log below
         log = tempfile.TemporaryFile()
         try:
             return start(*args, stderr=log, **kwargs)
