@@ -15,7 +15,7 @@ export HF_HUB_DISABLE_PROGRESS_BARS := 1
 export TOKENIZERS_PARALLELISM := false
 export PYTHONWARNINGS := ignore::DeprecationWarning
 
-.PHONY: install reviews lab notebook7 test notebooks sync bench homework clean
+.PHONY: install reviews lab notebook7 test notebooks sync bench bench-homework homework grade clean
 
 install: $(STAMP) $(VENDOR)/.installed reviews
 
@@ -92,6 +92,11 @@ bench: install
 	$(PY) benchmarks/train_copy.py
 	$(PY) benchmarks/finetune.py
 	$(PY) benchmarks/decoder.py
+	$(PY) benchmarks/grading_time.py
+
+# Homework 2's question 4 at every learning rate it must accept, on public and hidden seeds (about 25 min).
+bench-homework: install
+	$(PY) benchmarks/homework_fine_tuning.py
 
 # The homework's versions from its master (instructor/, otter-grader, works offline):
 # build/homework/student/ (hand out; also copied to notebooks/ and executed there),
@@ -102,6 +107,13 @@ homework: install
 	$(PY) -m tools.execute_notebook notebooks/08_homework_cross_attention.ipynb && $(VENV)/bin/jupytext --sync -q notebooks/08_homework_cross_attention.ipynb
 	$(PY) instructor/assign.py instructor/10_homework_sentiment.ipynb --secret "$(SECRET)" --out build/homework_sentiment
 	$(PY) -m tools.execute_notebook notebooks/10_homework_sentiment.ipynb && $(VENV)/bin/jupytext --sync -q notebooks/10_homework_sentiment.ipynb
+
+# Grade a folder of submissions with the trusted grader (instructor/README.md), one child per core:
+# make grade SUBMISSIONS=submissions/ [AUTOGRADER=build/homework/autograder] [GRADE_OUT=grading_results]
+AUTOGRADER ?= build/homework/autograder
+GRADE_OUT ?= grading_results
+grade: install
+	$(PY) -m anatomy_grading grade -a $(AUTOGRADER) -o $(GRADE_OUT) $(SUBMISSIONS)
 
 clean:
 	rm -rf $(VENV) build *.egg-info $(VENDOR)

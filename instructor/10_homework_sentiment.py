@@ -23,7 +23,8 @@
 # mistakes show. After each question, run the check cell below it: when something is wrong it names
 # the classic mistake your code made and what gave it away. Hidden tests use other inputs and other
 # sentences, so write general code rather than matching printed numbers. Each question is graded on
-# its own, and code that switches the checks off scores 0 on its question.
+# its own. The check cells are for you; the grade comes from the course's grader, which runs the same
+# checks on your notebook in a separate process (and never shows it the test sentences).
 #
 # | question | what you write | points |
 # |---|---|---|
@@ -79,7 +80,7 @@ from transformers import AutoTokenizer
 
 import otter
 
-from anatomy.homework import sentiment as hw  # the checks: import them before your own code
+from anatomy.homework import sentiment as hw  # the checks (the grader runs the same ones)
 from anatomy.training import train
 
 grader = otter.Notebook("10_homework_sentiment.ipynb")
