@@ -93,7 +93,7 @@ def load(path: Path) -> tuple[dict, Homework]:
 
 
 def question_rules(plan: dict, homework: Homework) -> dict[str, dict]:
-    """{question: {"symbols": the answers its cases name first, "forbidden", "why"}} for static.review."""
-    return {q: homework.rules[q] | {"symbols": sorted({c["args"][0]["answer"] for c in spec["cases"]
-                                                       if c["args"] and isinstance(c["args"][0], dict)})}
+    """{question: {"symbols": the answers its cases name, "forbidden", "why"}} for static.review."""
+    return {q: homework.rules[q] | {"symbols": sorted({a["answer"] for c in spec["cases"] for a in c["args"]
+                                                       if isinstance(a, dict)})}
             for q, spec in plan["questions"].items()}

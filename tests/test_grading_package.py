@@ -67,7 +67,8 @@ def test_a_forbidden_name_in_the_answer_or_a_helper_it_uses_scores_zero():
 def test_dynamic_constructs_beyond_the_templates_own_are_flagged_for_review():
     _, flags = static.review(TEMPLATE + ["import sys\nsys.modules['x'] = getattr(torch, 'nn')"], TEMPLATE, RULES)
     assert flags == ["cell 3 uses getattr", "cell 3 uses modules"], flags
-    assert static.review(TEMPLATE, TEMPLATE, RULES) == ({}, [])
+    completed = TEMPLATE[:2] + [TEMPLATE[2] + "\ny = x * 2"]  # the student's own cell, with the template's getattr
+    assert static.review(completed, TEMPLATE, RULES) == ({}, []), "the template's own getattr is not flagged"
 
 
 def test_grader_cells_and_ipython_lines_never_reach_the_child(tmp_path):

@@ -150,10 +150,9 @@ ROUTES = {  # the graders' reference code, and training on review data the grade
     "q2": "import importlib\nsubstitutes = importlib.import_module('anatomy.home' + 'work.sentiment.substitutes')\n"
           "class SentimentClassifier(SentimentClassifier):\n    def predict(self, input_ids, attention_mask):\n"
           "        return substitutes.reference_predict(self, input_ids, attention_mask)\n",
-    "q3": "from anatomy.homework.sentiment.substitutes import reference_training_step\n"
-          "class SentimentClassifier(SentimentClassifier):\n    def training_step(self, batch):\n"
-          "        return reference_training_step(self, batch)\n",
-    "q4": "import anatomy.sentiment_data as data\ndef fine_tune_run(classifier, batches, steps):\n"
+    "q3": "class SentimentClassifier(SentimentClassifier):\n    def training_step(self, batch):\n"
+          "        return substitutes.reference_training_step(self, batch)\n",
+    "q4": "data = __import__('anatomy.sentiment' + '_data', fromlist=['x'])\ndef fine_tune_run(classifier, batches, steps):\n"
           "    reviews = getattr(data, 'load_' + 'reviews')('test')\n    return train(classifier, batches, "
           "lambda model, batch: model.training_step(batch), steps, peak_lr=1e-4, progress=False)\n"}
 
@@ -284,7 +283,7 @@ def test_the_graders_reference_code_and_other_review_data_score_zero(graded):
     results = graded["routes"]
     assert scores(results) == {"q1": 1, "q2": 0, "q3": 0, "q4": 0}, results
     assert "got Stub" in results["q2"]["output"] or "predict must return" in results["q2"]["output"], results["q2"]
-    assert "your answer uses homework" in results["q3"]["output"]
+    assert "training_step must return one scalar tensor" in results["q3"]["output"], results["q3"]
     assert "uses anatomy.sentiment_data.load_reviews" in results["q4"]["output"], results["q4"]
 
 

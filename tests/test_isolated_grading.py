@@ -38,8 +38,6 @@ SILENCED = {  # issue route 1: each stub silences stdout before it raises
     "q4": "class MyDecoderLayer(nn.Module):\n    def __init__(self, config):\n        super().__init__()\n"
           "        sys.stdout = io.StringIO()\n        raise NotImplementedError('Question 4')\n",
     "q5": "def swap_in(model):\n    sys.stdout = io.StringIO()\n    raise NotImplementedError('Question 5')\n"}
-ZEROS = {"q1": "def cross_attention_scores(q, k):\n    return torch.zeros(q.size(0), q.size(1), k.size(1))\n",
-         "q2": "def masked_cross_attention(q, k, v, key_mask):\n    return torch.zeros_like(q), torch.zeros(q.size(0), q.size(1), k.size(1))\n"}
 TAMPER_FIRST = """import glob, os, sys, types
 os.makedirs("tests", exist_ok=True)
 for q in range(1, 6):  # issue route 2: otter's test files, rewritten to pass
@@ -50,7 +48,7 @@ for path in glob.glob("/autograder/source/*") + glob.glob("../**/grading_plan.js
     except OSError as error:
         print("unreadable:", path, type(error).__name__)
 """
-TAMPER_AFTER = """import torch, otter, anatomy.homework.cross_attention as hw
+TAMPER_AFTER = """import torch, otter, anatomy.homework.cross_attention as hw  # with silenced stubs: all must stay 0
 sys.modules["anatomy.homework.cross_" + "attention"] = types.SimpleNamespace(**{n: (lambda *a, **k: None) for n in dir(hw)})
 hw.check_scores = hw.check_masked_attention = lambda *a, **k: None  # issue route 6: the graders' state
 torch.allclose = lambda *a, **k: True
@@ -173,8 +171,7 @@ def graded(assigned, tmp_path_factory):
     (folder / "solution" / NAME).write_bytes(solution.read_bytes())
     (folder / "untouched").mkdir()
     (folder / "untouched" / NAME).write_bytes(student.read_bytes())
-    write("silenced", student, SILENCED)
-    write("tampered", student, ZEROS, first=TAMPER_FIRST.replace("PLAN", repr(str(plan))), after_imports=TAMPER_AFTER)
+    write("tampered", student, SILENCED, first=TAMPER_FIRST.replace("PLAN", repr(str(plan))), after_imports=TAMPER_AFTER)
     write("honest", solution, {"q1": SCORES_64, "q2": ATTENTION_16, "q3": NO_BIAS})
     write("hang", solution, {"q5": HANG}, after_imports=BUILTINS)
     for i, group in enumerate(groups(LIBRARY)):
@@ -209,7 +206,7 @@ def test_solution_earns_full_marks_and_the_instructor_outputs_are_written(graded
 
 
 def test_untouched_and_silenced_stubs_score_zero_readably(graded):
-    for name in ("untouched", "silenced"):
+    for name in ("untouched", "tampered"):  # tampered: each stub silences stdout before it raises
         for question, entry in by_question(graded[0][name]).items():
             assert entry["score"] == 0 and f"not yet implemented: Question {question[1]}" in entry["output"], (name, entry)
             assert "Traceback" not in entry["output"]

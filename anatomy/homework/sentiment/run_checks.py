@@ -24,7 +24,7 @@ from anatomy.homework.sentiment.scoring import correct_share, own_copy, predicte
 from anatomy.homework.sentiment.data import STEPS, bundled_tokenizer, run_data
 from anatomy.homework.sentiment.substitutes import reference_predict, reference_training_step
 
-REQUIRED_ACCURACY = 0.71  # on TEST_SENTENCES held-out test sentences
+REQUIRED_ACCURACY = 0.63  # on data.TEST_SENTENCES held-out sentences; see the instructor README
 EVALUATE_BATCHES = 6  # evaluate is checked on the first training batches: data the check chooses
 _fine_tuned: dict[int, nn.Module] = {}  # seed -> the check's copy of the classifier it fine-tuned last
 
