@@ -37,7 +37,10 @@ def test_large_scores_do_not_overflow():
     q = q * 100  # scores in the thousands: exp() would overflow without the running max
     output = tiled_attention(q, k, v, block_size=8)[0]
     assert torch.isfinite(output).all()
-    torch.testing.assert_close(output, F.scaled_dot_product_attention(q, k, v), atol=1e-5, rtol=1e-5)
+    # A score of size s is rounded to within s·eps, and a weight exp(score - max) inherits that error,
+    # so two correct implementations agree to a few eps times the largest score, not to 1e-5.
+    tolerance = 4 * torch.finfo(q.dtype).eps * (q @ k.transpose(-2, -1)).abs().max().item()
+    torch.testing.assert_close(output, F.scaled_dot_product_attention(q, k, v), atol=tolerance, rtol=tolerance)
 
 
 def test_causal_with_fewer_keys_than_queries_gives_zeros_like_our_attention():
