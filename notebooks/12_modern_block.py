@@ -180,8 +180,8 @@ prompts = prompts * attention_mask
 with torch.no_grad():
     theirs = hf_llama(prompts, attention_mask=attention_mask, position_ids=positions_from_padding(attention_mask)).logits
     difference = (ours(prompts, attention_mask).logits - theirs)[attention_mask.bool()].abs().max()
-print(f"max |Δ logits| at real tokens: {difference:.1e}")
 assert difference < 1e-5
+print("max |Δ logits| at real tokens < 1e-5")
 
 theirs_text = hf_llama.generate(prompts, attention_mask=attention_mask, max_new_tokens=40, do_sample=False, pad_token_id=0)
 ours_text = generate(ours, prompts, attention_mask, max_new_tokens=40, use_cache=True)

@@ -139,7 +139,6 @@ anatomy.show_source(VisionTransformer)
 # and compare the logits.
 
 # %%
-# NBVAL_IGNORE_OUTPUT
 torch.manual_seed(0)
 hf_config = ViTConfig(image_size=8, patch_size=2, num_channels=3, hidden_size=32, num_hidden_layers=2,
                       num_attention_heads=4, intermediate_size=64, num_labels=10, attn_implementation="eager")
@@ -148,8 +147,8 @@ ours = load_hf_vit_weights(VisionTransformer(hf_config), reference.state_dict())
 images = torch.randn(4, 3, 8, 8)
 with torch.no_grad():
     difference = (ours(images).logits - reference(pixel_values=images).logits).abs().max().item()
-print(f"max |Δ logits| = {difference:.1e}")
 assert difference < 1e-5
+print("max |Δ logits| < 1e-5")
 
 # %% [markdown]
 # ## 6. Training on the digits
@@ -167,6 +166,7 @@ print(f"{sum(p.numel() for p in vit.parameters()):,} parameters")
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+# not compared: loss and accuracy of a training run on this CPU (asserted below)
 run = train_digits(vit, split, steps=STEPS)
 vit_accuracy = accuracy(vit, split.test_images, split.test_labels)
 print(f"trained {STEPS} steps; test accuracy {vit_accuracy:.1%} (360 images)")  # time: make bench
@@ -190,12 +190,14 @@ plt.show()
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+# not compared: accuracy of a model trained on this CPU (asserted below)
 anatomy.seed_everything(0)
 mlp = pixel_mlp(hidden_size=280).to(device)
 print(f"MLP: {sum(p.numel() for p in mlp.parameters()):,} parameters")
 mlp_run = train_digits(mlp, split, steps=STEPS)
 mlp_accuracy = accuracy(mlp, split.test_images, split.test_labels)
 print(f"MLP {mlp_accuracy:.1%}, ViT {vit_accuracy:.1%}")
+assert mlp_accuracy > 0.9  # both learn the digits; the gap between them is a point or two, not a lesson on its own
 
 # %% [markdown]
 # With the same size, recipe and steps, the ViT ended at about 98% and the MLP about two points lower
@@ -251,6 +253,7 @@ plt.show()
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+# not compared: similarities of position embeddings trained on this CPU
 positions = F.normalize(vit.position_embeddings[0, 1:].detach().cpu(), dim=-1)  # (N, D), [CLS] dropped
 similarity = positions @ positions.T  # (N, N) cosine similarities
 fig, axes = plt.subplots(1, 4, figsize=(11, 2.8))
