@@ -15,7 +15,6 @@ selenium is missing (apt-get install chromium chromium-driver; pip install selen
 """
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import socket
