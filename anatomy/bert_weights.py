@@ -68,14 +68,14 @@ def read_state_dict(checkpoint: str | os.PathLike | None = None) -> dict[str, to
 
 
 def copy_weights(module: nn.Module, state_dict: dict[str, torch.Tensor],
-                 name_map: dict[str, str], prefix: str = "", complete: bool = False) -> None:
+                 name_map: dict[str, str], prefix: str = "", complete: bool = False, source: str = "BERT") -> None:
     """For each (ours, theirs) in `name_map`, copy state_dict[prefix + theirs] into module's `ours`.
     Raise ValueError naming every checkpoint key that is missing or has the wrong shape, and, if
     `complete`, every weight under the map's top-level parts (e.g. 'encoder.') that it leaves out."""
     ours = dict(module.state_dict())
     missing = [prefix + theirs for theirs in name_map.values() if prefix + theirs not in state_dict]
     if missing:
-        raise ValueError(f"checkpoint is not BERT-like: missing keys {missing[:8]}"
+        raise ValueError(f"checkpoint is not {source}-like: missing keys {missing[:8]}"
                          + (f" and {len(missing) - 8} more" if len(missing) > 8 else ""))
     if complete:
         parts = tuple(f"{prefix}{theirs.split('.')[0]}." for theirs in name_map.values())

@@ -19,15 +19,26 @@ class LayerCache:
 
     def update(self, keys: torch.Tensor, values: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Append the new (B, Hkv, Tnew, Dh) keys and values; return all of them, (B, Hkv, T + Tnew, Dh)."""
-        if self.keys is not None and keys.size(0) != self.keys.size(0):
-            raise ValueError(f"this KV cache holds a batch of {self.keys.size(0)} sequences, got a batch of "
-                             f"{keys.size(0)}; start a new cache (KVCache(num_layers)) for a new batch")
+        if self.keys is not None:
+            self.check_fits(keys, values)
         if self.keys is None:
             self.keys, self.values = keys, values
         else:
             self.keys = torch.cat([self.keys, keys], dim=-2)  # (B, Hkv, T + Tnew, Dh)
             self.values = torch.cat([self.values, values], dim=-2)
         return self.keys, self.values
+
+
+    def check_fits(self, keys: torch.Tensor, values: torch.Tensor) -> None:
+        """New keys and values must be the batch, heads, width, dtype and device the cache already holds."""
+        if keys.size(0) != self.keys.size(0):
+            raise ValueError(f"this KV cache holds a batch of {self.keys.size(0)} sequences, got a batch of "
+                             f"{keys.size(0)}; start a new cache (model.new_cache()) for a new batch")
+        held, new = (self.keys.size(1), self.keys.size(-1), self.keys.dtype), (keys.size(1), keys.size(-1), keys.dtype)
+        if held != new or values.shape[:2] != keys.shape[:2] or keys.device != self.keys.device:
+            raise ValueError(f"this KV cache holds (key-value heads, head width, dtype) = {held} on {self.keys.device}, "
+                             f"got {new} on {keys.device}: it was filled by another model; start one for this "
+                             "model with model.new_cache()")
 
 
 class KVCache:

@@ -58,7 +58,8 @@ from IPython.display import Image
 from transformers import GPT2Config, GPT2LMHeadModel
 
 from anatomy import viz
-from anatomy.gpt import GPT, GPTConfig, decoder_mask
+from anatomy.decoder_inputs import decoder_mask, positions_from_padding
+from anatomy.gpt import GPT, GPTConfig
 from anatomy.gpt2_weights import gpt_from_gpt2
 from anatomy.kv_cache import cache_memory_bytes
 from anatomy.text_generation import generate
@@ -131,7 +132,7 @@ attention_mask = torch.ones(3, 10, dtype=torch.long)
 attention_mask[1, :4] = 0
 attention_mask[2, 7:] = 0
 prompts = prompts * attention_mask
-positions = anatomy.gpt.positions_from_padding(attention_mask)
+positions = positions_from_padding(attention_mask)
 with torch.no_grad():
     difference = ours(prompts, attention_mask).logits - gpt2(prompts, attention_mask=attention_mask,
                                                               position_ids=positions).logits

@@ -56,10 +56,10 @@ from torch import nn
 from transformers import LlamaConfig as HFLlamaConfig, LlamaForCausalLM
 
 from anatomy.feedforward import FeedForward
-from anatomy.gpt import positions_from_padding
+from anatomy.decoder_inputs import positions_from_padding
 from anatomy.gqa import GroupedQueryAttention
 from anatomy.kv_cache import cache_memory_bytes
-from anatomy.llama import llama_from_hf
+from anatomy.llama_weights import llama_from_hf
 from anatomy.rmsnorm import RMSNorm
 from anatomy.rotary import apply_rotary
 from anatomy.swiglu import SwiGLU

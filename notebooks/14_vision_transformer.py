@@ -59,8 +59,8 @@ import torch.nn.functional as F
 from transformers import ViTConfig, ViTForImageClassification
 
 from anatomy.digits import accuracy, load_digits_split, pixel_mlp, train_digits
-from anatomy.vit import (PatchEmbedding, VisionTransformer, VisionTransformerConfig, image_to_patches,
-                         load_hf_vit_weights)
+from anatomy.vit import PatchEmbedding, VisionTransformer, VisionTransformerConfig, image_to_patches
+from anatomy.vit_weights import load_hf_vit_weights
 
 STEPS = 800  # under a minute on two CPU cores; `make bench` measures it
 

@@ -4,7 +4,8 @@ import torch
 import transformers
 from transformers import GPT2Config, GPT2LMHeadModel
 
-from anatomy.gpt import GPT, GPTConfig, positions_from_padding
+from anatomy.decoder_inputs import positions_from_padding
+from anatomy.gpt import GPT, GPTConfig
 from anatomy.gpt2_weights import gpt_from_gpt2
 from anatomy.text_generation import generate
 

@@ -5,8 +5,8 @@ import transformers
 from transformers import LlamaConfig, LlamaForCausalLM
 from transformers.models.llama.modeling_llama import LlamaMLP, LlamaRMSNorm
 
-from anatomy.gpt import positions_from_padding
-from anatomy.llama import llama_from_hf
+from anatomy.decoder_inputs import positions_from_padding
+from anatomy.llama_weights import llama_from_hf
 from anatomy.rmsnorm import RMSNorm
 from anatomy.swiglu import SwiGLU
 from anatomy.text_generation import generate

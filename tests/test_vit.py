@@ -5,8 +5,8 @@ import pytest
 import torch
 from transformers import ViTConfig, ViTForImageClassification
 
-from anatomy.vit import (PatchEmbedding, VisionTransformer, VisionTransformerConfig, image_to_patches,
-                         load_hf_vit_weights)
+from anatomy.vit import PatchEmbedding, VisionTransformer, VisionTransformerConfig, image_to_patches
+from anatomy.vit_weights import load_hf_vit_weights
 
 
 def tiny_hf_config(**overrides):
