@@ -10,6 +10,9 @@ import os
 import torch
 from torch import nn
 
+from anatomy.feedforward import ACTIVATIONS
+from anatomy.loader_checks import check_config_fields
+
 EMBEDDINGS = {
     "token_embeddings.weight": "embeddings.word_embeddings.weight",
     "position_embeddings.weight": "embeddings.position_embeddings.weight",
@@ -41,13 +44,23 @@ def encoder_name_map(num_layers: int) -> dict[str, str]:
     return name_map
 
 
+BERT_FIELDS = {"model_type": ("bert", "our encoder loads BERT-architecture checkpoints"),
+               "position_embedding_type": ("absolute", "our embeddings add one learned vector per position"),
+               "is_decoder": (False, "our encoder lets every token attend both ways"),
+               "add_cross_attention": (False, "our encoder layers have no cross-attention"),
+               "hidden_act": (tuple(ACTIVATIONS), "the activations our feed-forward implements")}
+
+
 def load_config(checkpoint: str | os.PathLike | None = None):
-    """The HF config (a transformers.BertConfig for BERT checkpoints) of `checkpoint`."""
+    """The HF config (a transformers.BertConfig) of `checkpoint`, once every field is one our
+    encoder implements (BERT_FIELDS)."""
     from transformers import AutoConfig
 
     from anatomy.pretrained import checkpoint_folder
 
-    return AutoConfig.from_pretrained(checkpoint_folder(checkpoint, "config.json"))
+    config = AutoConfig.from_pretrained(checkpoint_folder(checkpoint, "config.json"))
+    check_config_fields(config, BERT_FIELDS, "BERT checkpoint")
+    return config
 
 
 def read_state_dict(checkpoint: str | os.PathLike | None = None) -> dict[str, torch.Tensor]:

@@ -59,8 +59,9 @@ from anatomy import sentiment_data
 from anatomy.bert_weights import encoder_name_map
 from anatomy.classifier import POOLER
 from anatomy.linear_probe import cls_vectors, train_probe
-from anatomy.sentiment import (Analyser, FineTuningRecipe, accuracy, bucketed_batches, classification_loss,
-                               fine_tune, pad_batch, predict_probabilities, sentiment_loss, tokenize)
+from anatomy.sentiment import (Analyser, FineTuningRecipe, accuracy, classification_loss, fine_tune,
+                               predict_probabilities, sentiment_loss)
+from anatomy.sentiment_batches import bucketed_batches, pad_batch, tokenize
 
 TRAIN_SENTENCES = 2400  # a subset, so each training run takes about a minute; `make bench` uses all 8,057
 tokenizer = AutoTokenizer.from_pretrained(anatomy.default_model_dir())

@@ -73,10 +73,10 @@ def test_width_one_is_greedy_on_random_models(seed):
 
 def test_bad_widths_and_batches_raise():
     model = tiny_model(0)
-    with pytest.raises(ValueError, match="beam_width must be at least 1, got 0"):
-        beam_search(model, torch.ones(1, 3, dtype=torch.long), beam_width=0)
+    with pytest.raises(ValueError, match=r"beam_width must be an integer >= 1, got 0"):
+        beam_search(model, torch.ones(1, 3, dtype=torch.long), beam_width=0, max_length=8)
     with pytest.raises(ValueError, match=r"src_ids must be \(1, Ts\)"):
-        beam_search(model, torch.ones(2, 3, dtype=torch.long))
+        beam_search(model, torch.ones(2, 3, dtype=torch.long), max_length=8)
 
 
 A, B = 3, 4

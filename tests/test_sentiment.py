@@ -6,8 +6,8 @@ import torch.nn.functional as F
 
 from anatomy import TransformerForSequenceClassification
 from anatomy.linear_probe import cls_vectors, train_probe
-from anatomy.sentiment import (Analyser, bucketed_batches, classification_loss, pad_batch, predict_probabilities,
-                               tokenize)
+from anatomy.sentiment import Analyser, classification_loss, predict_probabilities
+from anatomy.sentiment_batches import bucketed_batches, pad_batch, tokenize
 
 
 @pytest.fixture(scope="module")
