@@ -24,15 +24,16 @@ def check_integer(name: str, value: Any, least: int = 1, most: int | None = None
 
 
 def check_number(name: str, value: Any, above: float | None = None, at_least: float | None = None,
-                 at_most: float | None = None, hint: str = "") -> float:
+                 at_most: float | None = None, below: float | None = None, hint: str = "") -> float:
     """Return `value` if it is a finite real number (not NaN, not inf, not a bool) within the bounds given."""
-    bounds = [f"> {above}" if above is not None else "", f">= {at_least}" if at_least is not None else "",
-              f"<= {at_most}" if at_most is not None else ""]
-    wanted = "a finite number " + " and ".join(b for b in bounds if b)
     ok = isinstance(value, Real) and not isinstance(value, bool) and math.isfinite(value)
-    if not ok or (above is not None and value <= above) or (at_least is not None and value < at_least) \
-            or (at_most is not None and value > at_most):
-        raise ValueError(f"{name} must be {wanted.strip()}, got {value!r}{hint}")
+    if ok:
+        ok = ((above is None or value > above) and (at_least is None or value >= at_least)
+              and (at_most is None or value <= at_most) and (below is None or value < below))
+    if not ok:
+        wanted = " and ".join(f"{sign} {bound}" for sign, bound in ((">", above), (">=", at_least), ("<=", at_most),
+                                                                      ("<", below)) if bound is not None)
+        raise ValueError(f"{name} must be a finite number {wanted}".rstrip() + f", got {value!r}{hint}")
     return float(value)
 
 

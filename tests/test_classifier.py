@@ -37,7 +37,7 @@ def test_one_training_step_matches_hf_bert_for_sequence_classification(twins, pr
     assert batch.attention_mask.min() == 0, "the batch must contain padding"
     labels = torch.tensor([0, 1, 1, 0])
     ours.train(), theirs.train()
-    our_loss = classification_loss(ours(batch.input_ids, batch.token_type_ids, batch.attention_mask), labels)
+    our_loss = classification_loss(ours(batch.input_ids, batch.attention_mask, batch.token_type_ids), labels)
     their_loss = theirs(**batch, labels=labels).loss
     our_loss.backward(), their_loss.backward()
     torch.testing.assert_close(our_loss, their_loss, atol=1e-5, rtol=0)

@@ -44,5 +44,5 @@ def test_matches_hugging_face_llama_after_reordering_the_pairs():
 def test_bad_inputs_raise():
     with pytest.raises(ValueError, match="head_dim must be a positive even number, got 7"):
         rotary_frequencies(7)
-    with pytest.raises(ValueError, match=r"one entry per token \(4\)"):
+    with pytest.raises(ValueError, match=r"one entry per token, \(T,\) = \(4,\) or \(B, T\) = \(1, 4\), got shape \(1, 3\)"):
         apply_rotary(torch.zeros(1, 1, 4, 8), torch.arange(3))

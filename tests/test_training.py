@@ -44,8 +44,8 @@ def test_the_loop_serves_any_task():
 
 
 @pytest.mark.parametrize("steps, warmup, batch_count, message", [
-    (0, 0, 10, "steps must be at least 1, got 0"),
-    (5, 6, 10, r"warmup_steps must be between 0 and steps \(5\), got 6"),
+    (0, 0, 10, "steps must be an integer >= 1, got 0"),
+    (5, 6, 10, r"warmup_steps must be an integer in \[0, 5\], got 6 \(0 to steps = 5\)"),
     (5, 0, 2, "batches ran out after 2 of 5 steps")])
 def test_bad_training_arguments_are_named(steps, warmup, batch_count, message):
     batches = [torch.ones(1, 1)] * batch_count
