@@ -60,7 +60,7 @@ def test_parameter_counts_against_the_layers_it_replaces():
 
 
 def test_bad_inputs():
-    with pytest.raises(ValueError, match="num_persistent must be at least 1, got 0"):
+    with pytest.raises(ValueError, match="num_persistent must be an integer >= 1, got 0"):
         PersistentMemoryAttention(config(), 0)
     layer = PersistentMemoryAttention(config(), 2)
     with pytest.raises(ValueError, match=r"query must be \(B, T, 24\), got shape \(2, 5, 8\)"):

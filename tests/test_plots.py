@@ -63,7 +63,7 @@ def test_mask_plot_says_which_colour_may_attend():
     (lambda: anatomy.attention_heatmap(torch.rand(2, 3), TOKENS, TOKENS), r"query axis \(rows\) has 2 positions but 3 labels"),
     (lambda: anatomy.attention_heatmaps(torch.rand(3, 3)), r"weights \(N, Tq, Tk\) must have 3 dimensions, got shape \(3, 3\)"),
     (lambda: anatomy.attention_heatmaps(torch.rand(2, 3, 3), titles=["one"]), "got 2 heat-maps but 1 titles"),
-    (lambda: anatomy.attention_heatmaps(torch.rand(2, 3, 3), ncols=0), "ncols must be a positive"),
+    (lambda: anatomy.attention_heatmaps(torch.rand(2, 3, 3), ncols=0), "ncols must be an integer >= 1, got 0"),
     (lambda: anatomy.mask_plot(torch.ones(3, 3)), r"mask must be boolean \(True = may attend\), got dtype torch.float32"),
     (lambda: anatomy.mask_plot(anatomy.padding_mask(torch.ones(2, 3))), r"mask \(Tq, Tk\) must have 2 dimensions"),
 ])

@@ -40,9 +40,9 @@ def test_num_keys_must_be_a_perfect_square(num_keys):
 
 
 def test_top_k_larger_than_the_candidates_is_an_error():
-    with pytest.raises(ValueError, match="top_k must be between 1 and the 4 sub-keys per half .*got 5"):
+    with pytest.raises(ValueError, match="top_k must be an integer between 1 and the 4 sub-keys per half .*got 5"):
         ProductKeyMemory(8, 16, 4, top_k=5)
-    with pytest.raises(ValueError, match="top_k must be between 1 and the 3 sub-keys per half .*got 0"):
+    with pytest.raises(ValueError, match="top_k must be an integer between 1 and the 3 sub-keys per half .*got 0"):
         product_key_top_k(torch.randn(6), torch.randn(3, 3), torch.randn(3, 3), 0)
     with pytest.raises(ValueError, match="query_dim must be even"):
         ProductKeyMemory(7, 16, 4, top_k=2)
