@@ -33,7 +33,7 @@ class Hypothesis:
 def beam_search(model: Transformer, src_ids: torch.Tensor, src_mask: torch.Tensor | None = None,
                 beam_width: int = 4, max_length: int = 32, length_penalty: float = 1.0) -> Hypothesis:
     """The best hypothesis for ONE source sequence, src_ids (1, Ts). Width 1 is greedy decoding."""
-    check_generation(model, max_length, "beam_search")
+    check_generation(model, max_length, "beam_search", src_mask)
     check_integer("beam_width", beam_width)
     check_number("length_penalty", length_penalty)
     if not isinstance(src_ids, torch.Tensor) or src_ids.dim() != 2 or src_ids.size(0) != 1:

@@ -66,8 +66,7 @@ def load_config(checkpoint: str | os.PathLike | None = None):
 def read_state_dict(checkpoint: str | os.PathLike | None = None) -> dict[str, torch.Tensor]:
     """The tensors of a local checkpoint folder's model.safetensors (default: the bundled model).
     Keys are normalised to BertModel's ('bert.' prefixes of task heads are dropped)."""
-    from safetensors.torch import load_file
-
+    from anatomy.checkpoint_files import read_safetensors
     from anatomy.pretrained import checkpoint_folder
 
     source = checkpoint_folder(checkpoint, "model.safetensors")
@@ -76,7 +75,7 @@ def read_state_dict(checkpoint: str | os.PathLike | None = None) -> dict[str, to
         raise ValueError(f"no .safetensors file in {source}; this project never loads pickled weights")
     tensors: dict[str, torch.Tensor] = {}
     for file in files:
-        tensors.update(load_file(file))
+        tensors.update(read_safetensors(file, "download the checkpoint again (or re-save it)"))
     return {key.removeprefix("bert."): value for key, value in tensors.items()}
 
 
@@ -96,8 +95,8 @@ def copy_weights(module: nn.Module, state_dict: dict[str, torch.Tensor],
         unexpected = sorted(key for key, value in state_dict.items() if key.startswith(parts)
                             and key not in known and value.is_floating_point())  # not id buffers
         if unexpected:
-            raise ValueError(f"checkpoint has weights our model has no place for: unexpected keys "
-                             f"{unexpected[:8]}; does its config.json fit (e.g. num_hidden_layers)?")
+            raise ValueError(f"{source} checkpoint has weights our model has no place for: unexpected keys "
+                             f"{unexpected[:8]}; does its config fit our model's (e.g. num_hidden_layers)?")
     with torch.no_grad():
         for our_name, their_name in name_map.items():
             source, target = state_dict[prefix + their_name], ours[our_name]

@@ -11,7 +11,7 @@ from typing import Any
 
 from safetensors import SafetensorError
 from safetensors.torch import load_file
-from torch import nn
+from torch import Tensor, nn
 
 from anatomy.config import from_fields
 from anatomy.loader_checks import listed
@@ -30,15 +30,24 @@ def read_config(config_class: type, folder: str | Path, hint: str) -> Any:
     return from_fields(config_class, fields, str(path))
 
 
+def unreadable(path: str | Path, error: Exception, hint: str) -> ValueError:
+    return ValueError(f"{path} is not a readable safetensors file ({error}): it is truncated or damaged "
+                      f"(a copy or download that stopped early?); {hint}")
+
+
+def read_safetensors(path: str | Path, hint: str) -> dict[str, Tensor]:
+    """The tensors of a .safetensors file, or an error that names the file and what to do."""
+    try:
+        return load_file(str(path))
+    except (SafetensorError, OSError) as error:
+        raise unreadable(path, error, hint) from None
+
+
 def load_weights_file(model: nn.Module, folder: str | Path, hint: str) -> None:
     """Copy folder/model.safetensors into `model`, once the file is readable and holds exactly the
     model's tensors at the model's shapes. A tied matrix may be stored once, under either name."""
     path = Path(folder) / "model.safetensors"
-    try:
-        tensors = load_file(str(path))
-    except (SafetensorError, OSError) as error:
-        raise ValueError(f"{path} is not a readable safetensors file ({error}): it is truncated or damaged "
-                         f"(a copy or download that stopped early?); {hint}") from None
+    tensors = read_safetensors(path, hint)
     expected = model.state_dict()
     stored = {expected[name].data_ptr() for name in tensors if name in expected}
     missing = [name for name, tensor in expected.items() if name not in tensors and tensor.data_ptr() not in stored]

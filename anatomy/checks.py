@@ -84,15 +84,17 @@ def check_labels(labels: Any, size: int, num_classes: int | None = None, name: s
                          f"to {int(labels.max())}")
 
 
-def check_padding_side(mask: torch.Tensor, side: str, name: str, why: str) -> None:
-    """Raise unless every row of a (B, T) 0/1 mask has a real token and its padding only on `side`
-    ('left': 0 ... 0 1 ... 1; 'right': 1 ... 1 0 ... 0)."""
+def check_padding_side(mask: torch.Tensor, side: str | None, name: str, why: str = "") -> None:
+    """Raise unless every row of a (B, T) 0/1 mask has a real token and (unless side is None) its
+    padding only on `side` ('left': 0 ... 0 1 ... 1; 'right': 1 ... 1 0 ... 0)."""
     if mask.dim() != 2 or not ((mask == 0) | (mask == 1)).all():
         raise ValueError(f"{name} must be a (B, T) mask of 1s (real tokens) and 0s (padding), got shape "
                          f"{tuple(mask.shape)} with values {sorted(set(mask.flatten().tolist()))[:5]}")
     empty = (~mask.bool().any(dim=1)).nonzero().flatten().tolist()
     if empty:
         raise ValueError(f"row(s) {empty[:8]} of {name} are all padding (0s): every row needs at least one real token")
+    if side is None:
+        return
     steps = mask.long().diff(dim=1)  # +1 where padding turns into tokens, -1 where tokens turn into padding
     wrong = ((steps < 0) if side == "left" else (steps > 0)).any(dim=1).nonzero().flatten().tolist()
     if wrong:

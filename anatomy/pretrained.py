@@ -129,13 +129,20 @@ def load_pretrained(checkpoint: str | os.PathLike | None = None, device: str | N
     every weight the model has must be in the checkpoint. `device` is checked before anything loads."""
     from transformers import AutoModel, AutoTokenizer
 
+    from safetensors import SafetensorError
+
+    from anatomy.checkpoint_files import unreadable
     from anatomy.checks import check_device
 
     device = check_device(device)
     source = resolve_checkpoint(checkpoint)
     ensure_available(source)
     tokenizer = AutoTokenizer.from_pretrained(source)
-    model, info = AutoModel.from_pretrained(source, attn_implementation="eager", use_safetensors=True,
-                                            output_loading_info=True)
+    try:
+        model, info = AutoModel.from_pretrained(source, attn_implementation="eager", use_safetensors=True,
+                                                output_loading_info=True)
+    except SafetensorError as error:
+        raise unreadable(checkpoint_folder(source, "model.safetensors") / "model.safetensors", error,
+                         "download the checkpoint again (or re-save it)") from None
     check_loading_info(model, info, source)
     return tokenizer, model.to(device).eval()

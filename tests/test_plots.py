@@ -70,3 +70,18 @@ def test_mask_plot_says_which_colour_may_attend():
 def test_bad_input_names_what_was_expected(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_nan_weights_and_settings_out_of_range_are_named():
+    weights = torch.rand(3, 3)
+    weights[1, 1] = float("nan")
+    with pytest.raises(ValueError, match=r"weights \(Tq, Tk\) hold NaN or inf: those cells would be drawn blank"):
+        anatomy.attention_heatmap(weights)
+    with pytest.raises(ValueError, match=r"must have 3 dimensions, got shape \(1, 2, 3, 3\); for one example of a "
+                                         r"batch pass weights\[0\]"):
+        anatomy.attention_heatmaps(torch.rand(1, 2, 3, 3))
+    with pytest.raises(ValueError, match="vmax must be a finite number > 0, got 0"):
+        anatomy.attention_heatmap(torch.rand(3, 3), vmax=0)
+    with pytest.raises(ValueError, match="ncols must be an integer >= 1, got 2.5"):
+        anatomy.attention_heatmaps(torch.rand(2, 3, 3), ncols=2.5)
+    plt.close("all")

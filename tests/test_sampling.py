@@ -66,3 +66,10 @@ def test_greedy_is_the_argmax_and_sampling_follows_the_distribution():
 def test_bad_settings_raise(kwargs, message):
     with pytest.raises(ValueError, match=message):
         choose_next(torch.zeros(1, 5), do_sample=True, **kwargs)
+
+
+@pytest.mark.parametrize("do_sample", [False, True])
+def test_nan_logits_are_refused_not_picked(do_sample):
+    logits = torch.tensor([[0.0, 1.0, 2.0], [0.0, float("nan"), 1.0]])
+    with pytest.raises(ValueError, match=r"logits hold NaN, \+inf, or only -inf in row\(s\) \[1\]"):
+        choose_next(logits, do_sample=do_sample)
