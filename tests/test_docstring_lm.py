@@ -53,3 +53,14 @@ def test_windows_on_a_text_too_short_raise_at_once():
         windows(torch.arange(11), batch_size=8, length=10, generator=generator)
     with pytest.raises(ValueError, match="batch_size must be an integer >= 1, got 0"):
         windows(torch.arange(100), batch_size=0, length=10, generator=generator)
+
+
+def test_validation_text_shorter_than_one_window_is_refused():
+    from anatomy.docstring_lm import validation_loss
+    from anatomy.gpt import GPT, GPTConfig
+
+    model = GPT(GPTConfig(vocab_size=4, hidden_size=8, num_attention_heads=2, num_hidden_layers=1,
+                          intermediate_size=16, max_position_embeddings=16))
+    with pytest.raises(ValueError, match=r"ids must be a 1-D text of at least one context window \+ 1 = 17 tokens, got "
+                                         r"shape \(10,\)"):
+        validation_loss(model, torch.zeros(10, dtype=torch.long))  # used to return nan

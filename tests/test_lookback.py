@@ -53,3 +53,15 @@ def test_tokens_longer_than_the_config_or_outside_the_vocabulary():
         model(torch.tensor([[0, 5]]))
     with pytest.raises(ValueError, match=r"tokens must be \(B, T\) with T > the longest lookback \(2\)"):
         lookback_loss(model, torch.zeros(1, 2, dtype=torch.long))
+
+
+def test_accuracy_is_never_counted_from_nan_logits():
+    import pytest
+
+    from anatomy.lookback import lookback_accuracy
+
+    model = LookbackModel(LookbackConfig(lookbacks=(1, 2), length=8, vocab_size=5, max_span=4))
+    with torch.no_grad():
+        model.readout[0, 0, 0] = float("nan")
+    with pytest.raises(ValueError, match="logits hold NaN"):
+        lookback_accuracy(model, torch.randint(5, (2, 8), generator=torch.Generator().manual_seed(0)))

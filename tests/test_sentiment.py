@@ -93,3 +93,15 @@ def test_probe_settings_and_data_that_do_not_fit():
         train_probe(vectors, [0, 1] * 20, batch_size=8, peak_lr=0)
     with pytest.raises(ValueError, match=r"vectors must be a floating-point \(N, D\) tensor, got Tensor \(8,\)"):
         train_probe(vectors[0], [0, 1] * 4, batch_size=8)
+
+
+def test_accuracy_is_never_counted_from_nan(classifier, pretrained):
+    from anatomy.sentiment import accuracy
+    from anatomy.sentiment_data import Reviews
+
+    broken = TransformerForSequenceClassification(classifier.config)
+    broken.load_state_dict(classifier.state_dict())
+    with torch.no_grad():
+        broken.classifier.bias[1] = float("nan")
+    with pytest.raises(ValueError, match=r"predicted probabilities hold NaN"):
+        accuracy(broken, pretrained[0], Reviews(SENTENCES, [1, 0, 0, 1], [2.0, -2.0, -2.0, 2.0]))
