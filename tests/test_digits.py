@@ -68,6 +68,8 @@ def test_batching_a_split_smaller_than_one_batch_raises_at_once_instead_of_spinn
 
     split = load_digits_split()
     with pytest.raises(ValueError, match=r"batch_size \(2000\) is larger than the 1437 examples of the training split"):
+        training_batches(split, batch_size=2000)  # refused when asked for: no next() needed
+    with pytest.raises(ValueError, match=r"batch_size \(2000\) is larger than the 1437 examples"):
         train_digits(pixel_mlp(8), split, batch_size=2000)  # used to loop forever
     with pytest.raises(ValueError, match="batch_size must be an integer >= 1, got 0"):
         training_batches(split, batch_size=0)  # refused when called, not at the first next()
