@@ -78,10 +78,7 @@ def _batches(split: DigitsSplit, batch_size: int, generator: torch.Generator,
 
 
 def logits_of(model: nn.Module, images: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
-    """(B, L) logits of `images`, once `labels` is one class per image, (B,)."""
-    if not isinstance(images, torch.Tensor) or images.dim() == 0:
-        raise ValueError(f"images must be a batch (B, C, S, S), got {type(images).__name__}")
-    check_labels(labels, images.size(0))
+    """(B, L) logits of `images`, once `labels` is one class in 0..L-1 per image, (B,)."""
     output = model(images)
     logits = output.logits if hasattr(output, "logits") else output  # (B, L)
     check_labels(labels, logits.size(0), logits.size(-1))

@@ -434,6 +434,26 @@ for attempt in [lambda: classification_loss(torch.zeros(2, 2), torch.tensor([0, 
         print("ValueError:", error)
 
 # %% [markdown]
+# **Data that is not what it claims.** The ratings file is checked against its SHA-256 before it is
+# split, so a truncated download, or an error page saved in its place, is named instead of silently
+# giving other splits; and a training set that could never fill a batch is refused at once instead of
+# looping forever:
+
+# %%
+import tempfile
+from pathlib import Path
+
+with tempfile.TemporaryDirectory() as folder:
+    page = Path(folder) / sentiment_data.REVIEWS_FILE
+    page.write_text("<!DOCTYPE html>\n<html><body>429 Too Many Requests</body></html>\n")
+    for attempt in [lambda: sentiment_data.read_rated_sentences(page),
+                    lambda: bucketed_batches(token_ids[:20], train_reviews.labels[:20], batch_size=32)]:
+        try:
+            attempt()
+        except ValueError as error:
+            print("ValueError:", str(error).replace(folder, "<folder>"))
+
+# %% [markdown]
 # **Timings.** How long the two training runs take depends on the machine, so the notebook does not
 # print it (a printed time would change at every re-execution). `make bench`
 # (`benchmarks/finetune.py`) times the full recipe on the whole training split instead: 85.5 % test

@@ -371,6 +371,22 @@ for bad in (lambda: generate(char_gpt, torch.zeros(1, 65, dtype=torch.long)),
         print("ValueError:", error)
 
 # %% [markdown]
+# Misuse that would run and quietly compute nonsense stops too: a right-padded batch (each row's next
+# token would follow its padding), the KV cache of section 5 handed a second prompt (it would attend to
+# the first), and a GPT-2 variant our GPT does not compute (its logits would differ from Hugging Face's):
+
+# %%
+right_padded = torch.stack([torch.cat([corpus.encode(t), torch.zeros(width - len(t), dtype=torch.long)]) for t in batch])
+for bad in (lambda: generate(char_gpt, right_padded, mask_batch.flip(1)),
+            lambda: char_gpt(corpus.encode("Another prompt")[None], cache=cache),
+            lambda: gpt_from_gpt2(GPT2LMHeadModel(GPT2Config(n_embd=32, n_head=4, n_layer=1, n_positions=64, vocab_size=50,
+                                                             bos_token_id=1, eos_token_id=None, scale_attn_weights=False)))):
+    try:
+        bad()
+    except ValueError as error:
+        print("ValueError:", error)
+
+# %% [markdown]
 # What the KV cache saves. With only 64 positions our character GPT is too small for the cache to
 # matter (each step is mostly Python overhead); it pays off as the text grows. Time depends on the
 # machine, so here we count the work instead, with PyTorch's `FlopCounterMode`: a random-weight GPT
