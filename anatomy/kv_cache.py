@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import torch
 
+from anatomy.checks import check_integer
+
 
 class LayerCache:
     """One layer's keys and values so far, each (B, Hkv, T, Dh)."""
@@ -45,7 +47,7 @@ class KVCache:
     """A LayerCache per layer: `cache[i]` goes to layer i."""
 
     def __init__(self, num_layers: int) -> None:
-        self.layers = [LayerCache() for _ in range(num_layers)]
+        self.layers = [LayerCache() for _ in range(check_integer("num_layers", num_layers, least=0))]
 
     def __getitem__(self, index: int) -> LayerCache:
         return self.layers[index]

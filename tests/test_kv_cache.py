@@ -69,3 +69,8 @@ def test_a_layer_cache_refuses_keys_of_another_shape():
     with pytest.raises(ValueError, match=r"got \(4, 8, torch.float64\)"):
         cache[0].update(torch.zeros(2, 4, 1, 8, dtype=torch.float64), torch.zeros(2, 4, 1, 8, dtype=torch.float64))
     assert cache.length == 3
+
+
+def test_a_cache_needs_a_whole_number_of_layers():
+    with pytest.raises(ValueError, match="num_layers must be an integer >= 0, got 2.5"):
+        KVCache(2.5)
