@@ -412,3 +412,17 @@ try:
 except ValueError as error:
     print("ValueError:", error)
 
+# %% [markdown]
+# Neither is a **left-padded** source (the GRU reads left to right, so padding before the letters would
+# flow into every state and the context vector, without a word), nor a training stream that can never
+# yield a batch (it would loop forever):
+
+# %%
+left_padded = torch.tensor([[0, 0, 5, 6, 7]], device=device)  # 0 = <pad>, before the letters
+for attempt in [lambda: models["GRU + attention"](left_padded, example.tgt_ids, src_mask=left_padded != 0),
+                lambda: train_copy(models["GRU + attention"], vocab, batch_size=0)]:
+    try:
+        attempt()
+    except ValueError as error:
+        print("ValueError:", error)
+

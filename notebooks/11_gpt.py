@@ -58,7 +58,8 @@ from IPython.display import Image
 from transformers import GPT2Config, GPT2LMHeadModel
 
 from anatomy import viz
-from anatomy.gpt import GPT, GPTConfig, decoder_mask
+from anatomy.decoder_inputs import decoder_mask, positions_from_padding
+from anatomy.gpt import GPT, GPTConfig
 from anatomy.gpt2_weights import gpt_from_gpt2
 from anatomy.kv_cache import cache_memory_bytes
 from anatomy.text_generation import generate
@@ -131,7 +132,7 @@ attention_mask = torch.ones(3, 10, dtype=torch.long)
 attention_mask[1, :4] = 0
 attention_mask[2, 7:] = 0
 prompts = prompts * attention_mask
-positions = anatomy.gpt.positions_from_padding(attention_mask)
+positions = positions_from_padding(attention_mask)
 with torch.no_grad():
     difference = ours(prompts, attention_mask).logits - gpt2(prompts, attention_mask=attention_mask,
                                                               position_ids=positions).logits
@@ -385,6 +386,22 @@ for bad in (lambda: generate(char_gpt, torch.zeros(1, 65, dtype=torch.long)),
             lambda: generate(char_gpt, prompt_ids, do_sample=True, temperature=0.0),
             lambda: beam_search(translator, torch.tensor([vocab.encode("3.3.2021")]), beam_width=0),
             lambda: char_gpt(torch.zeros(2, 1, dtype=torch.long), cache=cache)):  # cache of batch 1
+    try:
+        bad()
+    except ValueError as error:
+        print("ValueError:", error)
+
+# %% [markdown]
+# Misuse that would run and quietly compute nonsense stops too: a right-padded batch (each row's next
+# token would follow its padding), the KV cache of section 5 handed a second prompt (it would attend to
+# the first), and a GPT-2 variant our GPT does not compute (its logits would differ from Hugging Face's):
+
+# %%
+right_padded = torch.stack([torch.cat([corpus.encode(t), torch.zeros(width - len(t), dtype=torch.long)]) for t in batch])
+for bad in (lambda: generate(char_gpt, right_padded, mask_batch.flip(1)),
+            lambda: char_gpt(corpus.encode("Another prompt")[None], cache=cache),
+            lambda: gpt_from_gpt2(GPT2LMHeadModel(GPT2Config(n_embd=32, n_head=4, n_layer=1, n_positions=64, vocab_size=50,
+                                                             bos_token_id=1, eos_token_id=None, scale_attn_weights=False)))):
     try:
         bad()
     except ValueError as error:

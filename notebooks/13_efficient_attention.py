@@ -509,6 +509,8 @@ bad_calls = {
     "ramp R = 0": lambda: anatomy.AdaptiveSpan(4, max_span=32, ramp=0),
     "N = 1000 keys": lambda: anatomy.ProductKeyMemory(query_dim=32, num_keys=1000, value_dim=8),
     "top-k 40 of 32 sub-keys": lambda: anatomy.ProductKeyMemory(query_dim=32, num_keys=1024, value_dim=8, top_k=40),
+    "stride 2.5": lambda: anatomy.strided_mask(8, 2.5),
+    "initial span 64 > max 32": lambda: anatomy.AdaptiveSpan(4, max_span=32, initial_span=64),
 }
 for name, call in bad_calls.items():
     try:

@@ -59,8 +59,8 @@ import torch.nn.functional as F
 from transformers import ViTConfig, ViTForImageClassification
 
 from anatomy.digits import accuracy, load_digits_split, pixel_mlp, train_digits
-from anatomy.vit import (PatchEmbedding, VisionTransformer, VisionTransformerConfig, image_to_patches,
-                         load_hf_vit_weights)
+from anatomy.vit import PatchEmbedding, VisionTransformer, VisionTransformerConfig, image_to_patches
+from anatomy.vit_weights import load_hf_vit_weights, vit_from_hf
 
 STEPS = 800  # under a minute on two CPU cores; `make bench` measures it
 
@@ -349,3 +349,21 @@ for make, what in [(lambda: VisionTransformer(VisionTransformerConfig(patch_size
         make()
     except ValueError as error:
         print(f"{what:<36} ValueError: {error}")
+
+# %% [markdown]
+# Two misuses that used to fail silently: labels as a `(B, 1)` column, which compared against `(B,)`
+# predictions would broadcast to B × B pairs (an "accuracy" over the wrong thing), and a batch larger
+# than the 1,437 training images, which used to loop forever looking for a full batch. And the loader
+# refuses a ViT whose config our model does not compute (here, projections without biases):
+
+# %%
+no_bias = ViTForImageClassification(ViTConfig(image_size=8, patch_size=2, num_channels=1, hidden_size=32,
+                                              num_hidden_layers=1, num_attention_heads=4, intermediate_size=64,
+                                              qkv_bias=False))
+for make, what in [(lambda: accuracy(vit, split.test_images, split.test_labels[:, None]), "labels (B, 1)"),
+                   (lambda: train_digits(mlp, split, batch_size=2000), "batch_size 2000"),
+                   (lambda: vit_from_hf(no_bias), "a ViT without q/k/v biases")]:
+    try:
+        make()
+    except ValueError as error:
+        print(f"{what:<28} ValueError: {error}")

@@ -72,3 +72,13 @@ def test_shape_errors():
         tiled_attention(torch.randn(3, 8), torch.randn(3, 4), torch.randn(3, 4))
     with pytest.raises(ValueError, match="same length, got 3 and 5"):
         tiled_attention(torch.randn(3, 8), torch.randn(3, 8), torch.randn(5, 8))
+
+
+def test_inputs_are_checked_as_03s_attention_checks_them():
+    q = torch.randn(1, 4, 8)
+    with pytest.raises(ValueError, match=r"block_size must be an integer >= 1, got 2.5"):
+        tiled_attention(q, q, q, block_size=2.5)
+    with pytest.raises(ValueError, match=r"query is torch.float32 on cpu but key is torch.float64 on cpu"):
+        tiled_attention(q, q.double(), q.double())
+    with pytest.raises(ValueError, match="query must be a floating-point tensor"):
+        tiled_attention(torch.ones(1, 4, 8, dtype=torch.long), q, q)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 import random
 
-from anatomy.sentiment import batches_by_length, bucketed_batches, tokenize
+from anatomy.sentiment_batches import batches_by_length, bucketed_batches, tokenize
 from anatomy.sentiment_data import load_reviews
 
 STEPS, BATCH_SIZE, MAX_LENGTH, TEST_SENTENCES = 64, 16, 40, 200
