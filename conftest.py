@@ -9,6 +9,9 @@ tools/execute_notebook.py (`make notebooks`) sets the same.
 nbval's kernels listen on socket files rather than TCP ports (tools/kernels.py): with two workers and
 the browser test's Jupyter servers starting kernels at once, a port could be taken before its kernel
 bound it, and the kernel died.
+
+nbval compares outputs for what they teach, not float noise (tools/outputs.py): integers exactly,
+other numbers within one unit of their last printed digit.
 """
 import os
 
@@ -19,9 +22,11 @@ def pytest_configure(config):
     import torch
 
     from tools.kernels import patch_nbval
+    from tools.outputs import patch_nbval_comparison
 
     torch.set_num_threads(1)
     patch_nbval()
+    patch_nbval_comparison()
 
 
 # The slowest files first (a run's wall time is set by whichever worker finishes last); with

@@ -12,11 +12,12 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from anatomy.checks import check_integer, check_number
+
 
 def span_mask(distance: torch.Tensor, span: torch.Tensor, ramp: float) -> torch.Tensor:
     """m_z(x) = clamp((R + z − x) / R, 0, 1), for distances x and spans z that broadcast together."""
-    if ramp <= 0:
-        raise ValueError(f"the ramp R must be > 0 (positions over which the mask falls to 0), got {ramp}")
+    check_number("ramp", ramp, above=0, hint=" (R, the positions over which the mask falls to 0)")
     return ((ramp + span - distance) / ramp).clamp(0.0, 1.0)
 
 
@@ -32,11 +33,11 @@ class AdaptiveSpan(nn.Module):
     def __init__(self, num_heads: int, max_span: int, ramp: float = 32.0,
                  initial_span: float | None = None) -> None:
         super().__init__()
-        if ramp <= 0:
-            raise ValueError(f"the ramp R must be > 0 (positions over which the mask falls to 0), got {ramp}")
-        if max_span < 1:
-            raise ValueError(f"max_span must be at least 1, got {max_span}")
-        initial_span = max_span if initial_span is None else initial_span
+        check_integer("num_heads", num_heads)
+        check_integer("max_span", max_span)
+        check_number("ramp", ramp, above=0, hint=" (R, the positions over which the mask falls to 0)")
+        initial_span = max_span if initial_span is None else check_number("initial_span", initial_span, at_least=0,
+                                                                           at_most=max_span)
         self.max_span, self.ramp = max_span, ramp
         self.span_fraction = nn.Parameter(torch.full((num_heads,), initial_span / max_span))  # (H,)
 
@@ -53,7 +54,7 @@ class AdaptiveSpan(nn.Module):
         return span_mask(distance, self.spans[:, None, None], self.ramp)  # (H, Tq, Tk)
 
     def forward(self, weights: torch.Tensor) -> torch.Tensor:
-        if weights.dim() < 3 or weights.size(-3) != self.span_fraction.numel():
+        if not isinstance(weights, torch.Tensor) or weights.dim() < 3 or weights.size(-3) != self.span_fraction.numel():
             raise ValueError(f"weights must be (..., H={self.span_fraction.numel()}, Tq, Tk), "
                              f"got shape {tuple(weights.shape)}")
         masked = weights * self.mask(weights.size(-2), weights.size(-1))  # (..., H, Tq, Tk)

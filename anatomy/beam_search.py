@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 import torch
 
+from anatomy.checks import check_integer, check_number, check_scores
+from anatomy.generation import check_generation
 from anatomy.transformer import Transformer
 
 
@@ -31,10 +33,12 @@ class Hypothesis:
 def beam_search(model: Transformer, src_ids: torch.Tensor, src_mask: torch.Tensor | None = None,
                 beam_width: int = 4, max_length: int = 32, length_penalty: float = 1.0) -> Hypothesis:
     """The best hypothesis for ONE source sequence, src_ids (1, Ts). Width 1 is greedy decoding."""
-    if beam_width < 1:
-        raise ValueError(f"beam_width must be at least 1, got {beam_width}")
-    if src_ids.dim() != 2 or src_ids.size(0) != 1:
-        raise ValueError(f"beam_search reads one source at a time: src_ids must be (1, Ts), got {tuple(src_ids.shape)}")
+    check_generation(model, max_length, "beam_search", src_mask)
+    check_integer("beam_width", beam_width)
+    check_number("length_penalty", length_penalty)
+    if not isinstance(src_ids, torch.Tensor) or src_ids.dim() != 2 or src_ids.size(0) != 1:
+        raise ValueError(f"beam_search reads one source at a time: src_ids must be (1, Ts), got "
+                         f"{tuple(getattr(src_ids, 'shape', ())) or type(src_ids).__name__}; for one row of a batch pass ids[i:i + 1]")
     config = model.config
     memory, _ = model.encode(src_ids, src_mask)  # (1, Ts, D)
     alive, finished = [Hypothesis([], 0.0)], []
@@ -42,6 +46,7 @@ def beam_search(model: Transformer, src_ids: torch.Tensor, src_mask: torch.Tenso
         ids = torch.tensor([[config.bos_token_id, *h.tokens] for h in alive], device=src_ids.device)  # (K, T)
         memory_mask = None if src_mask is None else src_mask.expand(len(alive), -1)
         logits = model.decode(ids, memory.expand(len(alive), -1, -1), memory_mask).logits[:, -1]  # (K, V)
+        check_scores(logits)  # never rank beams by NaN
         log_probs = logits.log_softmax(dim=-1)
         totals = torch.tensor([h.log_prob for h in alive], device=logits.device)[:, None] + log_probs  # (K, V)
         candidates = min(2 * beam_width, totals.numel())  # enough to refill k beams after EOS

@@ -41,8 +41,9 @@ class TransformerForSequenceClassification(nn.Module):
         nn.init.zeros_(model.classifier.bias)
         return model.eval()
 
-    def forward(self, input_ids: torch.Tensor, token_type_ids: torch.Tensor | None = None,
-                attention_mask: torch.Tensor | None = None) -> torch.Tensor:
-        hidden = self.encoder(input_ids, token_type_ids, attention_mask).last_hidden_state  # (B, T, D)
+    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor | None = None,
+                token_type_ids: torch.Tensor | None = None) -> torch.Tensor:
+        """Hugging Face's argument order: model(input_ids, attention_mask) works as with BertForSequenceClassification."""
+        hidden = self.encoder(input_ids, attention_mask, token_type_ids).last_hidden_state  # (B, T, D)
         pooled = torch.tanh(self.pooler(hidden[:, 0]))  # (B, D): read from [CLS] at position 0
         return self.classifier(self.dropout(pooled))  # (B, L)

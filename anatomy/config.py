@@ -6,6 +6,7 @@ anatomy.TransformerConfig) or a plain dict of them.
 """
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from types import SimpleNamespace
 from typing import Any
@@ -41,3 +42,23 @@ def check_divisible(hidden_size: int, num_heads: int) -> int:
             f"hidden_size ({hidden_size}) must be divisible by num_attention_heads ({num_heads})."
         )
     return hidden_size // num_heads
+
+
+def from_fields(config_class: type, fields: Mapping[str, Any], source: str = "") -> Any:
+    """`config_class(**fields)` for a dataclass config; unknown field names are refused by name."""
+    if not isinstance(fields, Mapping):
+        raise ValueError(f"{source or config_class.__name__} must hold a dict of config fields, got {type(fields).__name__}")
+    known = [f.name for f in dataclasses.fields(config_class)]
+    unknown = sorted(set(fields) - set(known))
+    if unknown:
+        raise ValueError(f"{config_class.__name__} has no field(s) {unknown}"
+                         f"{f' (in {source})' if source else ''}; its fields are {known}")
+    return config_class(**fields)
+
+
+def check_model_sizes(config: Any, *extra: str) -> None:
+    """The sizes of a decoder-only config (GPT, Llama) and `extra` ones: positive integers (a layer
+    count may be 0), with num_attention_heads dividing hidden_size."""
+    require(config, "vocab_size", "hidden_size", "num_attention_heads", "num_hidden_layers", "intermediate_size",
+            "max_position_embeddings", *extra)
+    check_divisible(config.hidden_size, config.num_attention_heads)

@@ -16,6 +16,7 @@ from itertools import count
 import torch
 from torch import nn
 
+from anatomy.checks import check_integer
 from anatomy.dates import CharVocabulary, TranslationBatch, make_batch
 from anatomy.dates_translator import translation_loss
 from anatomy.generation import greedy_decode
@@ -35,9 +36,10 @@ def copy_vocabulary() -> CharVocabulary:
 
 def copy_pairs(count: int, seed: int, lengths: tuple[int, int] = (1, MAX_LENGTH)) -> list[tuple[str, str]]:
     """`count` (string, the same string) pairs, each length drawn uniformly from `lengths` (inclusive)."""
+    check_integer("count", count, least=0)
     low, high = lengths
-    if not 1 <= low <= high:
-        raise ValueError(f"lengths must be (low, high) with 1 <= low <= high, got {lengths}")
+    if not all(isinstance(n, int) for n in lengths) or not 1 <= low <= high:
+        raise ValueError(f"lengths must be (low, high) integers with 1 <= low <= high, got {lengths}")
     rng = random.Random(seed)
     texts = ["".join(rng.choices(LETTERS, k=rng.randint(low, high))) for _ in range(count)]
     return [(text, text) for text in texts]
@@ -47,6 +49,11 @@ def training_batches(vocab: CharVocabulary, batch_size: int = 32, seed: int = 0,
                      device: torch.device | str | None = None) -> Iterator[TranslationBatch]:
     """Fresh strings forever, all of one length per batch (no padding to pay for), the length drawn
     uniformly from 1 to MAX_LENGTH. Batch `step` of run `seed` is the same for every model."""
+    check_integer("batch_size", batch_size)
+    return _batches(vocab, batch_size, seed, device)
+
+
+def _batches(vocab: CharVocabulary, batch_size: int, seed: int, device) -> Iterator[TranslationBatch]:
     for step in count():
         length = random.Random(seed * 1_000_003 + step).randint(1, MAX_LENGTH)
         pairs = copy_pairs(batch_size, seed=seed * 1_000_003 + step, lengths=(length, length))
@@ -83,6 +90,9 @@ def accuracy_by_length(model: nn.Module, vocab: CharVocabulary, lengths: list[in
     """For each length, `count` unseen strings of exactly that length, copied greedily:
     {length: (letters in the right place, whole strings right)}, as fractions."""
     device, results = next(model.parameters()).device, {}
+    check_integer("count", count)
+    for length in lengths:
+        check_integer("each length", length, most=MAX_LENGTH, hint=" (the models read at most MAX_LENGTH letters)")
     for length in lengths:
         pairs = copy_pairs(count, seed=seed * 1_000_003 + length, lengths=(length, length))
         batch = make_batch(pairs, vocab, device)

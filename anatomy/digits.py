@@ -15,6 +15,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from anatomy.checks import check_batches, check_device, check_integer, check_labels, check_number, check_scores
 from anatomy.training import TrainingRun, train
 
 SPLIT_SEED = 0
@@ -29,6 +30,7 @@ class DigitsSplit:
 
 
 def load_digits_split(device: torch.device | str | None = None) -> DigitsSplit:
+    device = check_device(device)
     from sklearn.datasets import load_digits
     from sklearn.model_selection import train_test_split
 
@@ -45,6 +47,9 @@ def shift_randomly(images: torch.Tensor, generator: torch.Generator, max_shift: 
     """Move each image by up to `max_shift` pixels up/down and left/right, filling with 0 (paper).
     The zero-padded image holds (2m + 1)^2 windows of S x S pixels, one per shift; each image
     picks one, for the whole batch at once."""
+    check_integer("max_shift", max_shift, least=0)
+    if not isinstance(images, torch.Tensor) or images.dim() != 4:
+        raise ValueError(f"images must be a batch (B, C, S, S), got shape {tuple(getattr(images, 'shape', ()))}")
     size = images.size(-1)
     padded = F.pad(images, [max_shift] * 4)  # (B, C, S + 2m, S + 2m)
     windows = padded.unfold(2, size, 1).unfold(3, size, 1)  # (B, C, 2m + 1, 2m + 1, S, S): views, no copy
@@ -56,8 +61,14 @@ def shift_randomly(images: torch.Tensor, generator: torch.Generator, max_shift: 
 def training_batches(split: DigitsSplit, batch_size: int = 128, seed: int = 0,
                      augment: bool = True) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
     """Shuffled (images, labels) batches forever, a new order each epoch, each image shifted by up to
-    one pixel when `augment` (cheap data: 1,437 images are few for a Transformer)."""
-    generator = torch.Generator().manual_seed(seed)
+    one pixel when `augment` (cheap data: 1,437 images are few for a Transformer). A split smaller
+    than one batch is refused at once: it would loop forever without a batch to yield."""
+    check_batches(len(split.train_labels), batch_size, "the training split")
+    return _batches(split, batch_size, torch.Generator().manual_seed(seed), augment)
+
+
+def _batches(split: DigitsSplit, batch_size: int, generator: torch.Generator,
+             augment: bool) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
     for _ in count():
         order = torch.randperm(len(split.train_labels), generator=generator).to(split.train_labels.device)
         for start in range(0, len(order) - batch_size + 1, batch_size):
@@ -66,33 +77,45 @@ def training_batches(split: DigitsSplit, batch_size: int = 128, seed: int = 0,
             yield (shift_randomly(images, generator) if augment else images), split.train_labels[picked]
 
 
-def classification_loss(model: nn.Module, batch: tuple[torch.Tensor, torch.Tensor]) -> torch.Tensor:
-    images, labels = batch
+def logits_of(model: nn.Module, images: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """(B, L) logits of `images`, once `labels` is one class in 0..L-1 per image, (B,)."""
     output = model(images)
     logits = output.logits if hasattr(output, "logits") else output  # (B, L)
-    return F.cross_entropy(logits, labels)
+    check_labels(labels, logits.size(0), logits.size(-1))
+    return logits
+
+
+def classification_loss(model: nn.Module, batch: tuple[torch.Tensor, torch.Tensor]) -> torch.Tensor:
+    images, labels = batch
+    return F.cross_entropy(logits_of(model, images, labels), labels)
 
 
 def train_digits(model: nn.Module, split: DigitsSplit, steps: int = 800, batch_size: int = 128,
                  peak_lr: float = 3e-3, warmup_steps: int = 100, weight_decay: float = 0.05,
                  seed: int = 0, augment: bool = True, progress: bool = True) -> TrainingRun:
     """Notebook 14's recipe for the ViT and the MLP alike: AdamW with warm-up then linear decay."""
-    optimizer = torch.optim.AdamW(model.parameters(), lr=peak_lr, weight_decay=weight_decay)
-    return train(model, training_batches(split, batch_size, seed, augment), classification_loss, steps,
-                 optimizer=optimizer, warmup_steps=warmup_steps, progress=progress)
+    batches = training_batches(split, batch_size, seed, augment)  # checks batch_size against the split first
+    optimizer = torch.optim.AdamW(model.parameters(), lr=check_number("peak_lr", peak_lr, above=0),
+                                  weight_decay=check_number("weight_decay", weight_decay, at_least=0))
+    return train(model, batches, classification_loss, steps, optimizer=optimizer, warmup_steps=warmup_steps,
+                 progress=progress)
 
 
 @torch.no_grad()
 def accuracy(model: nn.Module, images: torch.Tensor, labels: torch.Tensor) -> float:
+    """The fraction of `images` whose predicted class is their (B,) label."""
     model.eval()
-    output = model(images)
-    logits = output.logits if hasattr(output, "logits") else output  # (B, L)
+    logits = logits_of(model, images, labels)
+    check_scores(logits)  # an argmax of NaN logits is no prediction
     return (logits.argmax(-1) == labels).float().mean().item()
 
 
 def pixel_mlp(hidden_size: int, num_layers: int = 2, pixels: int = 64, num_labels: int = 10) -> nn.Sequential:
     """The baseline: flattened pixels -> `num_layers` hidden GELU layers -> labels. It sees the image
     as 64 unrelated numbers: no patches, no notion of which pixels are neighbours."""
+    for name, value in (("hidden_size", hidden_size), ("pixels", pixels), ("num_labels", num_labels)):
+        check_integer(name, value)
+    check_integer("num_layers", num_layers, least=0)
     layers: list[nn.Module] = [nn.Flatten()]
     width = pixels
     for _ in range(num_layers):

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import torch
 
+from anatomy.checks import check_integer, check_number
 from anatomy.corpus import stdlib_sentences
 from anatomy.gpt import GPT, GPTConfig
 from anatomy.training import TrainingRun, token_cross_entropy, train
@@ -35,8 +36,14 @@ class CharCorpus:
 
 
 def docstring_corpus(count: int = 6000, held_out: float = 0.1) -> CharCorpus:
+    """`count` docstring sentences, the last `held_out` fraction of them kept for validation."""
+    check_integer("count", count, least=2)
+    check_number("held_out", held_out, above=0, below=1, hint=" (the fraction of sentences kept for validation)")
     sentences = stdlib_sentences(count)
     cut = int(len(sentences) * (1 - held_out))
+    if not 0 < cut < len(sentences):
+        raise ValueError(f"held_out={held_out} of {len(sentences)} sentences leaves {cut} for training and "
+                         f"{len(sentences) - cut} for validation; both need at least one")
     characters = "\n" + "".join(sorted(set("".join(sentences)) - {"\n"}))
     index = {c: i for i, c in enumerate(characters)}
     encode = lambda part: torch.tensor([index[c] for c in "\n".join(part) + "\n"])  # noqa: E731
@@ -51,6 +58,15 @@ def docstring_config(corpus: CharCorpus) -> GPTConfig:
 
 def windows(ids: torch.Tensor, batch_size: int, length: int, generator: torch.Generator) -> Iterator[torch.Tensor]:
     """Random (B, length + 1) windows of the text, forever: inputs are [:, :-1], labels [:, 1:]."""
+    check_integer("batch_size", batch_size)
+    check_integer("length", length)
+    if not isinstance(ids, torch.Tensor) or ids.dim() != 1 or len(ids) < length + 2:
+        raise ValueError(f"ids must be a 1-D text of at least length + 2 = {length + 2} tokens, to hold a window of "
+                         f"length + 1, got shape {tuple(getattr(ids, 'shape', ()))}")
+    return _windows(ids, batch_size, length, generator)
+
+
+def _windows(ids: torch.Tensor, batch_size: int, length: int, generator: torch.Generator) -> Iterator[torch.Tensor]:
     while True:
         starts = torch.randint(0, len(ids) - length - 1, (batch_size,), generator=generator)
         yield torch.stack([ids[s:s + length + 1] for s in starts.tolist()])  # (B, T + 1)
@@ -74,6 +90,9 @@ def train_docstring_gpt(model: GPT, corpus: CharCorpus, steps: int = 800, batch_
 def validation_loss(model: GPT, ids: torch.Tensor) -> float:
     """Mean next-character cross-entropy (nats) over the held-out text, in consecutive context-long windows."""
     length = model.config.max_position_embeddings
+    if not isinstance(ids, torch.Tensor) or ids.dim() != 1 or len(ids) < length + 1:
+        raise ValueError(f"ids must be a 1-D text of at least one context window + 1 = {length + 1} tokens, got "
+                         f"shape {tuple(getattr(ids, 'shape', ()))}")
     usable = (len(ids) - 1) // length * length
     inputs = ids[:usable].view(-1, length)  # (N, T)
     labels = ids[1:usable + 1].view(-1, length)

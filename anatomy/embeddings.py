@@ -19,7 +19,8 @@ def check_token_ids(input_ids: torch.Tensor, vocab_size: int, name: str = "input
         raise TypeError(f"{name} must be a (B, T) tensor, got {type(input_ids).__name__}; "
                         "from a tokenizer use tokenizer(texts, return_tensors='pt')")
     if input_ids.dim() != 2 or input_ids.size(1) == 0:
-        raise ValueError(f"{name} must be (B, T) with at least one token, got shape {tuple(input_ids.shape)}")
+        hint = f"; for one sequence pass {name}[None], shape (1, T)" if input_ids.dim() == 1 else ""
+        raise ValueError(f"{name} must be (B, T) with at least one token, got shape {tuple(input_ids.shape)}{hint}")
     if input_ids.dtype.is_floating_point or input_ids.dtype.is_complex or input_ids.dtype == torch.bool:
         raise ValueError(f"{name} must be an integer tensor, got dtype {input_ids.dtype}")
     if input_ids.numel() and (input_ids.min() < 0 or input_ids.max() >= vocab_size):

@@ -78,8 +78,9 @@ class TransformerEncoder(nn.Module):
         copy_weights(encoder, read_state_dict(checkpoint), encoder_name_map(config.num_hidden_layers), complete=True)
         return encoder.eval()
 
-    def forward(self, input_ids: torch.Tensor, token_type_ids: torch.Tensor | None = None,
-                attention_mask: torch.Tensor | None = None, output_attentions: bool = False) -> EncoderOutput:
+    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor | None = None,
+                token_type_ids: torch.Tensor | None = None, output_attentions: bool = False) -> EncoderOutput:
+        """Hugging Face's argument order (BertModel): encoder(input_ids, attention_mask) reads the mask as a mask."""
         x = self.embeddings(input_ids, token_type_ids)  # (B, T, D)
         mask = None
         if attention_mask is not None:

@@ -14,12 +14,13 @@ from anatomy.config import require
 ACTIVATIONS = {"gelu": nn.GELU, "gelu_new": lambda: nn.GELU(approximate="tanh"), "relu": nn.ReLU}
 
 
-def check_hidden_states(x: torch.Tensor, width: int) -> None:
-    """Raise unless `x` is a floating-point (..., D) tensor with D = `width`."""
+def check_hidden_states(x: torch.Tensor, width: int, rank: int | None = None) -> None:
+    """Raise unless `x` is a floating-point (..., D) tensor with D = `width` (and `rank` dims, if given)."""
+    wanted = f"(B, T, {width})" if rank == 3 else f"(..., {width})"
     if not isinstance(x, torch.Tensor):
-        raise TypeError(f"x must be a (..., {width}) tensor, got {type(x).__name__}")
-    if not x.is_floating_point() or x.dim() == 0 or x.size(-1) != width:
-        raise ValueError(f"x must be a floating-point (..., {width}) tensor, got shape {tuple(x.shape)}, dtype {x.dtype}")
+        raise TypeError(f"x must be a {wanted} tensor, got {type(x).__name__}")
+    if not x.is_floating_point() or x.dim() == 0 or x.size(-1) != width or (rank is not None and x.dim() != rank):
+        raise ValueError(f"x must be a floating-point {wanted} tensor, got shape {tuple(x.shape)}, dtype {x.dtype}")
 
 
 class FeedForward(nn.Module):

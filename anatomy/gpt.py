@@ -12,13 +12,16 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import torch
-from safetensors.torch import load_model, save_model
+from safetensors.torch import save_model
 from torch import nn
 
-from anatomy.embeddings import check_token_ids
+from anatomy.checkpoint_files import load_weights_file, read_config
+from anatomy.checks import check_number
+from anatomy.config import check_model_sizes
+from anatomy.decoder_inputs import check_decoder_call, decoder_mask
 from anatomy.encoder import TransformerEncoderLayer
+from anatomy.feedforward import ACTIVATIONS
 from anatomy.kv_cache import KVCache
-from anatomy.masks import causal_mask, padding_mask
 
 
 @dataclass
@@ -35,25 +38,19 @@ class GPTConfig:
     hidden_dropout_prob: float = 0.0
     attention_probs_dropout_prob: float = 0.0
 
+    def __post_init__(self) -> None:
+        check_model_sizes(self)
+        check_number("layer_norm_eps", self.layer_norm_eps, above=0)
+        if self.hidden_act not in ACTIVATIONS:
+            raise ValueError(f"hidden_act must be one of {sorted(ACTIVATIONS)}, got {self.hidden_act!r}")
+        for name in ("hidden_dropout_prob", "attention_probs_dropout_prob"):
+            check_number(name, getattr(self, name), at_least=0, at_most=1)
+
 
 @dataclass
 class CausalLMOutput:
     logits: torch.Tensor  # (B, T, V)
     attentions: tuple[torch.Tensor, ...] | None = None  # one (B, H, T, Tk) per layer
-
-
-def positions_from_padding(attention_mask: torch.Tensor) -> torch.Tensor:
-    """(B, T) 1/0 mask -> (B, T) position ids counting real tokens only, so that a left-padded
-    prompt starts at position 0 like an unpadded one (padding gets 0; it is never attended to)."""
-    return (attention_mask.long().cumsum(dim=-1) - 1).clamp(min=0)  # (B, T)
-
-
-def decoder_mask(num_new: int, attention_mask: torch.Tensor | None, num_keys: int,
-                 device: torch.device) -> torch.Tensor:
-    """True where new token i may attend to key j: j is not in its future and j is a real token.
-    Returns (T, Tk) without an attention_mask, else (B, 1, T, Tk)."""
-    causal = causal_mask(num_new, num_keys, device=device)  # (T, Tk), aligned at the end
-    return causal if attention_mask is None else causal & padding_mask(attention_mask)  # (B, 1, T, Tk)
 
 
 class GPT(nn.Module):
@@ -86,20 +83,8 @@ class GPT(nn.Module):
                 output_attentions: bool = False) -> CausalLMOutput:
         """Next-token logits at every new position. `attention_mask` (B, Tk) covers the cached
         tokens and the new ones (1 = real, 0 = padding); position ids default to counting real tokens."""
-        if input_ids.dim() != 2:
-            raise ValueError(f"input_ids must be (B, T), got shape {tuple(input_ids.shape)}")
-        check_token_ids(input_ids, self.config.vocab_size)
-        past = 0 if cache is None else cache.length
+        past, position_ids = check_decoder_call(self.config, input_ids, attention_mask, position_ids, cache)
         num_keys = past + input_ids.size(1)
-        if attention_mask is not None and attention_mask.shape != (input_ids.size(0), num_keys):
-            raise ValueError(f"attention_mask must be (B, cached + new tokens) = {(input_ids.size(0), num_keys)}, "
-                             f"got {tuple(attention_mask.shape)}")
-        if position_ids is None:
-            position_ids = (torch.arange(past, num_keys, device=input_ids.device).expand_as(input_ids)
-                            if attention_mask is None else positions_from_padding(attention_mask)[:, past:])
-        if num_keys > self.config.max_position_embeddings:
-            raise ValueError(f"{num_keys} tokens do not fit the context window of "
-                             f"{self.config.max_position_embeddings} (max_position_embeddings)")
         mask = decoder_mask(input_ids.size(1), attention_mask, num_keys, input_ids.device)
         x = self.dropout(self.token_embeddings(input_ids) + self.position_embeddings(position_ids))  # (B, T, D)
         attentions = []
@@ -118,7 +103,8 @@ class GPT(nn.Module):
 
     @classmethod
     def from_pretrained(cls, folder: str | Path) -> GPT:
-        folder = Path(folder)
-        model = cls(GPTConfig(**json.loads((folder / "config.json").read_text())))
-        load_model(model, str(folder / "model.safetensors"))
+        """The GPT saved in `folder`; a missing, damaged or mismatched file is named (anatomy.checkpoint_files)."""
+        hint = "save the model again with model.save_pretrained(folder)"
+        model = cls(read_config(GPTConfig, folder, hint))
+        load_weights_file(model, folder, hint)
         return model.eval()

@@ -11,6 +11,9 @@ import torch
 from torch import nn
 
 from anatomy.attention import scaled_dot_product_attention
+from anatomy.checks import check_number
+from anatomy.config import check_divisible
+from anatomy.feedforward import check_hidden_states
 from anatomy.kv_cache import LayerCache
 from anatomy.rotary import apply_rotary
 
@@ -18,9 +21,9 @@ from anatomy.rotary import apply_rotary
 class GroupedQueryAttention(nn.Module):
     def __init__(self, hidden_size: int, num_heads: int, num_kv_heads: int, rope_base: float = 10000.0) -> None:
         super().__init__()
-        if hidden_size % num_heads:
-            raise ValueError(f"hidden_size ({hidden_size}) must be divisible by num_heads ({num_heads})")
-        if num_kv_heads < 1 or num_heads % num_kv_heads:
+        check_divisible(hidden_size, num_heads)
+        check_number("rope_base", rope_base, above=0)
+        if not isinstance(num_kv_heads, int) or num_kv_heads < 1 or num_heads % num_kv_heads:
             raise ValueError(f"num_kv_heads ({num_kv_heads}) must divide num_heads ({num_heads}): "
                              f"each key-value head serves a whole group of query heads")
         self.num_heads, self.num_kv_heads = num_heads, num_kv_heads
@@ -36,6 +39,7 @@ class GroupedQueryAttention(nn.Module):
     def forward(self, x: torch.Tensor, positions: torch.Tensor, mask: torch.Tensor | None = None,
                 cache: LayerCache | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         """x (B, T, D), positions (B, T). Returns (output (B, T, D), weights (B, H, T, Tk))."""
+        check_hidden_states(x, self.q_proj.in_features, rank=3)
         q = apply_rotary(self.split_heads(self.q_proj(x), self.num_heads), positions, self.rope_base)  # (B, H, T, Dh)
         k = apply_rotary(self.split_heads(self.k_proj(x), self.num_kv_heads), positions, self.rope_base)  # (B, Hkv, T, Dh)
         v = self.split_heads(self.v_proj(x), self.num_kv_heads)  # (B, Hkv, T, Dh)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import torch
 
+from anatomy.checks import check_integer
+
 
 class LayerCache:
     """One layer's keys and values so far, each (B, Hkv, T, Dh)."""
@@ -19,9 +21,8 @@ class LayerCache:
 
     def update(self, keys: torch.Tensor, values: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Append the new (B, Hkv, Tnew, Dh) keys and values; return all of them, (B, Hkv, T + Tnew, Dh)."""
-        if self.keys is not None and keys.size(0) != self.keys.size(0):
-            raise ValueError(f"this KV cache holds a batch of {self.keys.size(0)} sequences, got a batch of "
-                             f"{keys.size(0)}; start a new cache (KVCache(num_layers)) for a new batch")
+        if self.keys is not None:
+            self.check_fits(keys, values)
         if self.keys is None:
             self.keys, self.values = keys, values
         else:
@@ -30,11 +31,23 @@ class LayerCache:
         return self.keys, self.values
 
 
+    def check_fits(self, keys: torch.Tensor, values: torch.Tensor) -> None:
+        """New keys and values must be the batch, heads, width, dtype and device the cache already holds."""
+        if keys.size(0) != self.keys.size(0):
+            raise ValueError(f"this KV cache holds a batch of {self.keys.size(0)} sequences, got a batch of "
+                             f"{keys.size(0)}; start a new cache (model.new_cache()) for a new batch")
+        held, new = (self.keys.size(1), self.keys.size(-1), self.keys.dtype), (keys.size(1), keys.size(-1), keys.dtype)
+        if held != new or values.shape[:2] != keys.shape[:2] or keys.device != self.keys.device:
+            raise ValueError(f"this KV cache holds (key-value heads, head width, dtype) = {held} on {self.keys.device}, "
+                             f"got {new} on {keys.device}: it was filled by another model; start one for this "
+                             "model with model.new_cache()")
+
+
 class KVCache:
     """A LayerCache per layer: `cache[i]` goes to layer i."""
 
     def __init__(self, num_layers: int) -> None:
-        self.layers = [LayerCache() for _ in range(num_layers)]
+        self.layers = [LayerCache() for _ in range(check_integer("num_layers", num_layers, least=0))]
 
     def __getitem__(self, index: int) -> LayerCache:
         return self.layers[index]

@@ -10,7 +10,9 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
-from anatomy.sentiment import batches_by_length, classification_loss
+from anatomy.checks import check_batches, check_integer, check_labels, check_number
+from anatomy.sentiment import classification_loss
+from anatomy.sentiment_batches import batches_by_length
 from anatomy.training import train
 
 
@@ -28,7 +30,13 @@ def cls_vectors(encoder: nn.Module, tokenizer, texts: Sequence[str], max_length:
 def train_probe(vectors: torch.Tensor, labels: Sequence[int], num_labels: int = 2, steps: int = 500,
                 batch_size: int = 256, peak_lr: float = 3e-2, seed: int = 0) -> nn.Linear:
     """A linear probe: one nn.Linear trained on fixed vectors (the encoder never changes)."""
+    if not isinstance(vectors, torch.Tensor) or vectors.dim() != 2 or not vectors.is_floating_point():
+        raise ValueError(f"vectors must be a floating-point (N, D) tensor, got {type(vectors).__name__} "
+                         f"{tuple(getattr(vectors, 'shape', ()))}")
+    check_batches(len(vectors), batch_size, "the probe's training vectors")
+    check_number("peak_lr", peak_lr, above=0)
     generator, targets = torch.Generator().manual_seed(seed), torch.tensor(list(labels))
+    check_labels(targets, len(vectors), check_integer("num_labels", num_labels))
     probe = nn.Linear(vectors.size(1), num_labels)
     batches = (torch.randint(len(vectors), (batch_size,), generator=generator) for _ in range(steps))
     train(probe, batches, lambda model, rows: classification_loss(model(vectors[rows]), targets[rows]),

@@ -1,22 +1,24 @@
-"""A Llama-style decoder: RMSNorm, rotary positions, grouped-query attention, SwiGLU; loads HF's LlamaForCausalLM.
+"""A Llama-style decoder: RMSNorm, rotary positions, grouped-query attention, SwiGLU.
 
 Taught in: 12_modern_block.  Shapes: B batch, T new tokens, Tk all tokens, D model width, V vocabulary.
 The wiring is 11's GPT (pre-norm residual blocks, causal + padding mask, the same KV cache and
 generate); what changed is inside each block, and that positions are rotations, not an embedding.
+Loading HF's LlamaForCausalLM: anatomy.llama_weights.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import torch
 from torch import nn
 
-from anatomy.gpt import CausalLMOutput, decoder_mask, positions_from_padding
+from anatomy.checks import check_number
+from anatomy.config import check_model_sizes
+from anatomy.decoder_inputs import check_decoder_call, decoder_mask
+from anatomy.gpt import CausalLMOutput
 from anatomy.gqa import GroupedQueryAttention
 from anatomy.kv_cache import KVCache
 from anatomy.rmsnorm import RMSNorm
-from anatomy.rotary import pairs_from_halves
 from anatomy.swiglu import SwiGLU
 
 
@@ -31,6 +33,17 @@ class LlamaConfig:
     max_position_embeddings: int = 4096  # the context window (RoPE itself has no table to run out of)
     rms_norm_eps: float = 1e-6
     rope_theta: float = 10000.0
+
+    def __post_init__(self) -> None:
+        check_model_sizes(self, "num_key_value_heads")
+        if self.num_attention_heads % self.num_key_value_heads:
+            raise ValueError(f"num_key_value_heads ({self.num_key_value_heads}) must divide num_attention_heads "
+                             f"({self.num_attention_heads}): each key-value head serves a whole group of query heads")
+        if self.hidden_size // self.num_attention_heads % 2:
+            raise ValueError(f"the head width hidden_size / num_attention_heads = {self.hidden_size} / "
+                             f"{self.num_attention_heads} must be even: RoPE rotates pairs of coordinates")
+        check_number("rms_norm_eps", self.rms_norm_eps, above=0)
+        check_number("rope_theta", self.rope_theta, above=0)
 
 
 class LlamaBlock(nn.Module):
@@ -66,14 +79,8 @@ class Llama(nn.Module):
                 position_ids: torch.Tensor | None = None, cache: KVCache | None = None,
                 output_attentions: bool = False) -> CausalLMOutput:
         """The same interface as anatomy.gpt.GPT: attention_mask (B, Tk) covers cached and new tokens."""
-        past = 0 if cache is None else cache.length
+        past, position_ids = check_decoder_call(self.config, input_ids, attention_mask, position_ids, cache)
         num_keys = past + input_ids.size(1)
-        if attention_mask is not None and attention_mask.shape != (input_ids.size(0), num_keys):
-            raise ValueError(f"attention_mask must be (B, cached + new tokens) = {(input_ids.size(0), num_keys)}, "
-                             f"got {tuple(attention_mask.shape)}")
-        if position_ids is None:
-            position_ids = (torch.arange(past, num_keys, device=input_ids.device).expand_as(input_ids)
-                            if attention_mask is None else positions_from_padding(attention_mask)[:, past:])
         mask = decoder_mask(input_ids.size(1), attention_mask, num_keys, input_ids.device)
         x = self.token_embeddings(input_ids)  # (B, T, D)
         attentions = []
@@ -82,26 +89,3 @@ class Llama(nn.Module):
             attentions.append(weights)
         logits = self.lm_head(self.final_norm(x))  # (B, T, V)
         return CausalLMOutput(logits, tuple(attentions) if output_attentions else None)
-
-
-@torch.no_grad()
-def llama_from_hf(hf_model: Any) -> Llama:
-    """Our Llama holding the weights of a transformers.LlamaForCausalLM; q/k rows reordered for our RoPE pairs."""
-    hf = hf_model.config
-    config = LlamaConfig(hf.vocab_size, hf.hidden_size, hf.intermediate_size, hf.num_hidden_layers,
-                         hf.num_attention_heads, hf.num_key_value_heads, hf.max_position_embeddings,
-                         hf.rms_norm_eps, hf.rope_parameters["rope_theta"])
-    model, source = Llama(config), hf_model.state_dict()
-    renames = {"token_embeddings": "model.embed_tokens", "final_norm": "model.norm", "lm_head": "lm_head",
-               "input_norm": "input_layernorm", "post_attention_norm": "post_attention_layernorm",
-               "self_attn.out_proj": "self_attn.o_proj", "feed_forward": "mlp", "layers": "model.layers"}
-    for name, parameter in model.named_parameters():
-        theirs = name
-        for ours, hf_name in renames.items():
-            theirs = theirs.replace(ours, hf_name)
-        weight = source[theirs]
-        if name.endswith(("q_proj.weight", "k_proj.weight")):
-            heads = config.num_attention_heads if "q_proj" in name else config.num_key_value_heads
-            weight = pairs_from_halves(weight, heads)
-        parameter.copy_(weight)
-    return model.eval()

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import torch
 
+from anatomy.checks import check_integer
+
 
 def key_offsets(length: int, device: torch.device | str | None = None) -> torch.Tensor:
     """(T, T) offsets i - j from query i back to key j (negative for keys in the future)."""
+    check_integer("length", length, least=0)
     positions = torch.arange(length, device=device)
     return positions[:, None] - positions[None, :]  # (T, T)
 
@@ -19,8 +22,7 @@ def local_mask(length: int, window: int, causal: bool = False,
                device: torch.device | str | None = None) -> torch.Tensor:
     """(T, T) sliding-window mask: query i may attend key j when |i - j| < window
     (causal: 0 <= i - j < window, the window keys ending at i). window >= T gives full attention."""
-    if window < 1:
-        raise ValueError(f"window must be at least 1, got {window} (a window of 1 is the query itself)")
+    check_integer("window", window, hint=" (a window of 1 is the query itself)")
     offsets = key_offsets(length, device)  # (T, T)
     allowed = offsets.abs() < window
     return allowed & (offsets >= 0) if causal else allowed  # (T, T)
@@ -30,8 +32,7 @@ def strided_mask(length: int, stride: int, causal: bool = False,
                  device: torch.device | str | None = None) -> torch.Tensor:
     """(T, T) strided mask (Child et al., 2019): query i may attend key j when i - j is a multiple
     of `stride` (causal: and j <= i). With local_mask(T, stride) each key is one or two hops away."""
-    if stride < 1:
-        raise ValueError(f"stride must be at least 1, got {stride}")
+    check_integer("stride", stride, hint=" (a stride of 1 is full attention)")
     offsets = key_offsets(length, device)  # (T, T)
     allowed = offsets % stride == 0
     return allowed & (offsets >= 0) if causal else allowed  # (T, T)

@@ -15,6 +15,8 @@ import torch.nn.functional as F
 from torch import nn
 
 from anatomy.adaptive_span import AdaptiveSpan
+from anatomy.checks import check_integer, check_number, check_scores
+from anatomy.embeddings import check_token_ids
 from anatomy.local_masks import key_offsets
 from anatomy.masks import causal_mask
 
@@ -29,6 +31,15 @@ class LookbackConfig:
     ramp: float = 4.0  # R, positions over which each soft mask falls to 0
     span_penalty: float = 2e-3  # coefficient of the L1 penalty on the spans, per head
     batch_size: int = 16
+
+    def __post_init__(self) -> None:
+        for name in ("vocab_size", "length", "head_dim", "max_span", "batch_size"):
+            check_integer(name, getattr(self, name))
+        if not self.lookbacks or not all(isinstance(d, int) and 1 <= d < self.length for d in self.lookbacks):
+            raise ValueError(f"lookbacks must be a non-empty tuple of integers in [1, length = {self.length}), "
+                             f"one per head, got {self.lookbacks!r}")
+        check_number("ramp", self.ramp, above=0)
+        check_number("span_penalty", self.span_penalty, at_least=0)
 
 
 def lookback_batches(config: LookbackConfig, seed: int = 0) -> Iterator[torch.Tensor]:
@@ -57,7 +68,11 @@ class LookbackModel(nn.Module):
         return x.view(batch, length, self.num_heads, -1).transpose(1, 2)  # (B, H, T, Dh)
 
     def forward(self, tokens: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """(B, T) tokens -> (logits (B, H, T, V), weights (B, H, T, T))."""
+        """(B, T) tokens -> (logits (B, H, T, V), weights (B, H, T, T)); T at most config.length."""
+        check_token_ids(tokens, self.config.vocab_size, "tokens")
+        if tokens.size(1) > self.config.length:
+            raise ValueError(f"tokens has {tokens.size(1)} positions, more than config.length ({self.config.length}), "
+                             "the distances the model has scores for")
         x = self.embedding(tokens)  # (B, T, H*Dh)
         q, k, v = (self.split_heads(proj(x)) for proj in (self.q_proj, self.k_proj, self.v_proj))
         length = tokens.size(1)
@@ -72,6 +87,8 @@ class LookbackModel(nn.Module):
 def lookback_targets(tokens: torch.Tensor, lookbacks: tuple[int, ...]) -> tuple[torch.Tensor, slice]:
     """(B, H, T') targets: token t − lookbacks[h], for the positions t that have one for every head."""
     start = max(lookbacks)
+    if tokens.dim() != 2 or tokens.size(1) <= start:
+        raise ValueError(f"tokens must be (B, T) with T > the longest lookback ({start}), got shape {tuple(tokens.shape)}")
     return torch.stack([tokens[:, start - d:tokens.size(1) - d] for d in lookbacks], dim=1), slice(start, None)
 
 
@@ -88,4 +105,5 @@ def lookback_accuracy(model: LookbackModel, tokens: torch.Tensor) -> torch.Tenso
     """(H,) fraction of targets each head gets right."""
     logits, _ = model(tokens)
     targets, positions = lookback_targets(tokens, model.config.lookbacks)
+    check_scores(logits)  # an argmax of NaN is no answer
     return (logits[:, :, positions].argmax(-1) == targets).float().mean(dim=(0, 2))

@@ -13,7 +13,8 @@ import torch
 from torch import nn
 
 from anatomy.attention import scaled_dot_product_attention
-from anatomy.feedforward import FeedForward
+from anatomy.checks import check_integer
+from anatomy.feedforward import FeedForward, check_hidden_states
 from anatomy.masks import check_mask
 from anatomy.multihead import MultiHeadAttention, check_attention_inputs
 
@@ -22,6 +23,7 @@ def feedforward_as_attention(x: torch.Tensor, feedforward: FeedForward) -> tuple
     """A ReLU FeedForward written as attention: the keys are the rows of W1 (with its bias added to
     the scores), the values are the columns of W2, and ReLU stands where softmax would.
     Returns (output (B, T, D), weights (B, T, F)); equals feedforward(x) in eval mode."""
+    check_hidden_states(x, feedforward.linear_1.in_features)
     if not isinstance(feedforward.activation, nn.ReLU):
         raise ValueError(f"the identity holds for a ReLU feed-forward, got {type(feedforward.activation).__name__}")
     keys = feedforward.linear_1.weight  # (F, D): one key per hidden unit
@@ -41,8 +43,7 @@ class PersistentMemoryAttention(MultiHeadAttention):
 
     def __init__(self, config: Any, num_persistent: int) -> None:
         super().__init__(config)
-        if num_persistent < 1:
-            raise ValueError(f"num_persistent must be at least 1, got {num_persistent}")
+        check_integer("num_persistent", num_persistent)
         shape = (self.num_heads, num_persistent, self.head_dim)  # (H, N, Dh)
         self.persistent_keys = nn.Parameter(torch.randn(shape) / math.sqrt(self.head_dim))
         # values scaled like the tokens' (the paper scales keys by √Dh and values by √N, then learns them)

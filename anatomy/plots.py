@@ -15,13 +15,19 @@ from matplotlib.axes import Axes
 from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 
+from anatomy.checks import check_integer, check_number
+
 MASK_COLOURS = ListedColormap(["#eeeeee", "#2e7d32"])  # grey = blocked, green = may attend
 
 
 def _as_array(values, dims: int, name: str) -> np.ndarray:
     array = torch.as_tensor(values).detach().cpu()
     if array.dim() != dims:
-        raise ValueError(f"{name} must have {dims} dimensions, got shape {tuple(array.shape)}")
+        hint = "; for one example of a batch pass weights[0]" if array.dim() == dims + 1 else ""
+        raise ValueError(f"{name} must have {dims} dimensions, got shape {tuple(array.shape)}{hint}")
+    if array.is_floating_point() and not torch.isfinite(array).all():
+        raise ValueError(f"{name} hold NaN or inf: those cells would be drawn blank, as if nothing were there; "
+                         "find where they come from (e.g. a row whose keys are all masked)")
     return array.numpy()
 
 
@@ -45,6 +51,7 @@ def attention_heatmap(weights, queries: Sequence[str] | None = None, keys: Seque
                       colorbar: bool = True, fontsize: float | None = None) -> Axes:
     """One (Tq, Tk) attention matrix: queries label the rows, keys the columns, a colour bar the weights."""
     array = _as_array(weights, 2, "weights (Tq, Tk)")
+    check_number("vmax", vmax, above=0)
     _check_labels(queries, array.shape[0], "the query axis (rows)")
     _check_labels(keys, array.shape[1], "the key axis (columns)")
     ax = ax if ax is not None else plt.subplots(figsize=(1 + 0.35 * array.shape[1], 1 + 0.35 * array.shape[0]))[1]
@@ -66,12 +73,13 @@ def attention_heatmaps(weights, queries: Sequence[str] | None = None, keys: Sequ
     """
     array = _as_array(weights, 3, "weights (N, Tq, Tk)")
     count, rows, columns = array.shape
+    check_number("vmax", vmax, above=0)
     _check_labels(queries, rows, "the query axis (rows)")
     _check_labels(keys, columns, "the key axis (columns)")
     if titles is not None and len(titles) != count:
         raise ValueError(f"got {count} heat-maps but {len(titles)} titles")
-    if ncols < 1:
-        raise ValueError(f"ncols must be a positive number of columns, got {ncols}")
+    check_integer("ncols", ncols)
+    check_number("panel_size", panel_size, above=0)
     ncols = min(ncols, count)
     nrows = -(-count // ncols)
     fig, axes = plt.subplots(nrows, ncols, figsize=(panel_size * ncols + 1, panel_size * nrows),

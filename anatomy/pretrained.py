@@ -110,13 +110,14 @@ def check_loading_info(model, info: dict, source: str | Path) -> None:
     """Refuse a checkpoint that leaves weights of `model` random (missing keys) or holds weights for
     parts it does not have (unexpected keys inside the model, e.g. a 7th layer); task heads such
     as BERT's `cls.*` are not the model's and may be left out."""
+    from anatomy.loader_checks import listed
+
     parts = {name for name, _ in model.named_children()}
     prefix = f"{model.base_model_prefix}."
     unexpected = [key for key in info["unexpected_keys"] if key.removeprefix(prefix).split(".")[0] in parts]
-    problems = [f"{kind} {sorted(keys)[:8]}" + (f" and {len(keys) - 8} more" if len(keys) > 8 else "")
-                for kind, keys in (("missing weights", info["missing_keys"]), ("unexpected weights", unexpected),
-                                   ("weights of the wrong shape", info.get("mismatched_keys", ())))
-                if keys]
+    problems = [text for text in (listed("missing weights", info["missing_keys"]), listed("unexpected weights", unexpected),
+                                  listed("weights of the wrong shape", map(str, info.get("mismatched_keys", ()))))
+                if text]
     if problems:
         raise ValueError(f"checkpoint {str(source)!r} does not fit its config.json: " + "; ".join(problems)
                          + ". Loading it would leave random weights in the model: re-save or re-download it")
@@ -125,13 +126,23 @@ def check_loading_info(model, info: dict, source: str | Path) -> None:
 def load_pretrained(checkpoint: str | os.PathLike | None = None, device: str | None = None):
     """Return (tokenizer, model): a BERT-architecture model in eval mode with eager attention,
     so that `output_attentions=True` gives real weights. Weights load from safetensors only, and
-    every weight the model has must be in the checkpoint."""
+    every weight the model has must be in the checkpoint. `device` is checked before anything loads."""
     from transformers import AutoModel, AutoTokenizer
 
+    from safetensors import SafetensorError
+
+    from anatomy.checkpoint_files import unreadable
+    from anatomy.checks import check_device
+
+    device = check_device(device)
     source = resolve_checkpoint(checkpoint)
     ensure_available(source)
     tokenizer = AutoTokenizer.from_pretrained(source)
-    model, info = AutoModel.from_pretrained(source, attn_implementation="eager", use_safetensors=True,
-                                            output_loading_info=True)
+    try:
+        model, info = AutoModel.from_pretrained(source, attn_implementation="eager", use_safetensors=True,
+                                                output_loading_info=True)
+    except SafetensorError as error:
+        raise unreadable(checkpoint_folder(source, "model.safetensors") / "model.safetensors", error,
+                         "download the checkpoint again (or re-save it)") from None
     check_loading_info(model, info, source)
-    return tokenizer, model.to(device or "cpu").eval()
+    return tokenizer, model.to(device).eval()

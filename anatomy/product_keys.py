@@ -15,23 +15,37 @@ import math
 import torch
 from torch import nn
 
+from anatomy.checks import check_integer, check_scores
+
 
 def check_top_k(top_k: int, num_sub_keys: int) -> None:
-    if not 1 <= top_k <= num_sub_keys:
-        raise ValueError(f"top_k must be between 1 and the {num_sub_keys} sub-keys per half "
-                         f"(the candidates each half offers), got {top_k}")
+    if not isinstance(top_k, int) or isinstance(top_k, bool) or not 1 <= top_k <= num_sub_keys:
+        raise ValueError(f"top_k must be an integer between 1 and the {num_sub_keys} sub-keys per half "
+                         f"(the candidates each half offers), got {top_k!r}")
+
+
+def check_product_keys(query: torch.Tensor, sub_keys_1: torch.Tensor, sub_keys_2: torch.Tensor) -> None:
+    """Two (n, Dq/2) sub-key sets of one shape, and queries (..., Dq) whose halves fit them."""
+    if sub_keys_1.dim() != 2 or sub_keys_1.shape != sub_keys_2.shape:
+        raise ValueError(f"the sub-key sets must both be (n, Dq/2), got {tuple(sub_keys_1.shape)} and "
+                         f"{tuple(sub_keys_2.shape)}")
+    if not isinstance(query, torch.Tensor) or query.dim() == 0 or query.size(-1) != 2 * sub_keys_1.size(1):
+        raise ValueError(f"query must be (..., Dq) with Dq = 2 x the sub-key width = {2 * sub_keys_1.size(1)}, "
+                         f"got shape {tuple(getattr(query, 'shape', ()))}")
 
 
 def product_key_top_k(query: torch.Tensor, sub_keys_1: torch.Tensor, sub_keys_2: torch.Tensor,
                       top_k: int) -> tuple[torch.Tensor, torch.Tensor]:
     """(..., Dq) queries against (n, Dq/2) sub-key sets -> (scores (..., k), indices (..., k)) of the
     best k full keys, best first; full key i·n + j is sub_keys_1[i] glued to sub_keys_2[j]."""
+    check_product_keys(query, sub_keys_1, sub_keys_2)
     num_sub_keys = sub_keys_1.size(0)
     check_top_k(top_k, num_sub_keys)
     query_1, query_2 = query.chunk(2, dim=-1)  # (..., Dq/2) each
     scores_1, best_1 = (query_1 @ sub_keys_1.T).topk(top_k, dim=-1)  # (..., k) of n
     scores_2, best_2 = (query_2 @ sub_keys_2.T).topk(top_k, dim=-1)  # (..., k) of n
     candidates = (scores_1[..., :, None] + scores_2[..., None, :]).flatten(-2)  # (..., k*k)
+    check_scores(candidates, "the product-key scores")  # never pick the "best" keys from NaN
     scores, best = candidates.topk(top_k, dim=-1)  # (..., k) of k*k
     indices = best_1.gather(-1, best // top_k) * num_sub_keys + best_2.gather(-1, best % top_k)
     return scores, indices  # (..., k), (..., k)
@@ -49,6 +63,8 @@ class ProductKeyMemory(nn.Module):
 
     def __init__(self, query_dim: int, num_keys: int, value_dim: int, top_k: int = 32) -> None:
         super().__init__()
+        for name, value in (("query_dim", query_dim), ("num_keys", num_keys), ("value_dim", value_dim)):
+            check_integer(name, value)
         num_sub_keys = math.isqrt(num_keys)
         if num_sub_keys ** 2 != num_keys:
             raise ValueError(f"num_keys must be a perfect square (n sub-keys per half, n² keys), got {num_keys}")

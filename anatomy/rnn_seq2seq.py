@@ -16,6 +16,9 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
+from anatomy.checks import check_integer, check_padding_side
+from anatomy.config import require
+from anatomy.embeddings import check_token_ids
 from anatomy.transformer import Seq2SeqOutput, check_padding
 
 
@@ -30,6 +33,11 @@ class RNNConfig:
     pad_token_id: int = 0
     bos_token_id: int = 1
     eos_token_id: int = 2
+
+    def __post_init__(self) -> None:
+        require(self, "vocab_size", "embedding_size", "hidden_size", "attention_size", "max_length")
+        for name in ("pad_token_id", "bos_token_id", "eos_token_id"):
+            check_integer(name, getattr(self, name), least=0, most=self.vocab_size - 1, hint=" (a token id)")
 
 
 class AdditiveAttention(nn.Module):
@@ -72,8 +80,9 @@ class GRUSeq2Seq(nn.Module):
         self.lm_head = nn.Linear(2 * config.hidden_size, config.vocab_size)
 
     def check_ids(self, ids: torch.Tensor, name: str) -> None:
-        if ids.dim() != 2:
-            raise ValueError(f"{name} must be (B, T), got shape {tuple(ids.shape)}")
+        if not isinstance(ids, torch.Tensor) or ids.dim() != 2:
+            raise ValueError(f"{name} must be (B, T), got shape {tuple(getattr(ids, 'shape', ()))}")
+        check_token_ids(ids, self.config.vocab_size, name)
         if ids.size(1) > self.config.max_length:
             raise ValueError(f"{name} has {ids.size(1)} tokens, more than max_length "
                              f"({self.config.max_length}) the model was built and trained for")
@@ -84,6 +93,9 @@ class GRUSeq2Seq(nn.Module):
         runs left to right, so the states at real tokens never see it."""
         self.check_ids(src_ids, "src_ids")
         check_padding(src_mask, src_ids, "src_mask", "src_ids")
+        if src_mask is not None:
+            check_padding_side(src_mask, "right", "src_mask", "the GRU reads left to right and the context vector "
+                               "is its state after the last real token, so pad the source on the right")
         states, _ = self.encoder_rnn(self.embeddings(src_ids))  # (B, Ts, Dh)
         return states, None
 
@@ -119,4 +131,7 @@ class GRUSeq2Seq(nn.Module):
     def forward(self, src_ids: torch.Tensor, tgt_ids: torch.Tensor, src_mask: torch.Tensor | None = None,
                 tgt_mask: torch.Tensor | None = None, output_attentions: bool = False) -> Seq2SeqOutput:
         memory, _ = self.encode(src_ids, src_mask)
+        check_token_ids(tgt_ids, self.config.vocab_size, "tgt_ids")  # no length limit: a GRU has no positions
+        if tgt_ids.size(0) != src_ids.size(0):
+            raise ValueError(f"src_ids and tgt_ids batch sizes differ: {src_ids.size(0)} vs {tgt_ids.size(0)}")
         return self.decode(tgt_ids, memory, src_mask, tgt_mask, output_attentions)

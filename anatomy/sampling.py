@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import torch
 
+from anatomy.checks import check_integer, check_number, check_scores
+
 
 def check_sampling(temperature: float, top_k: int | None, top_p: float | None) -> None:
-    if not temperature > 0:
-        raise ValueError(f"temperature must be > 0 (use greedy decoding for 'temperature 0'), got {temperature}")
-    if top_k is not None and top_k < 1:
-        raise ValueError(f"top_k must be at least 1 (or None for no cut), got {top_k}")
-    if top_p is not None and not 0 < top_p <= 1:
-        raise ValueError(f"top_p must lie in (0, 1], got {top_p}")
+    check_number("temperature", temperature, above=0, hint=" (for 'temperature 0' use greedy decoding, do_sample=False)")
+    if top_k is not None:
+        check_integer("top_k", top_k, hint=" (or None for no cut)")
+    if top_p is not None:
+        check_number("top_p", top_p, above=0, at_most=1, hint=" (or None for no cut)")
 
 
 def top_k_filter(logits: torch.Tensor, top_k: int) -> torch.Tensor:
@@ -51,7 +52,9 @@ def next_token_distribution(logits: torch.Tensor, temperature: float = 1.0, top_
 def choose_next(logits: torch.Tensor, do_sample: bool = False, temperature: float = 1.0,
                 top_k: int | None = None, top_p: float | None = None,
                 generator: torch.Generator | None = None) -> torch.Tensor:
-    """(B, V) logits -> (B,) token ids: the argmax (greedy), or a draw from the filtered distribution."""
+    """(B, V) logits -> (B,) token ids: the argmax (greedy), or a draw from the filtered distribution.
+    Logits holding NaN are refused: argmax and sampling would pick from them without a word."""
+    check_scores(logits)
     probs = next_token_distribution(logits, temperature, top_k, top_p)  # checks the arguments either way
     if not do_sample:
         return logits.argmax(dim=-1)  # (B,)

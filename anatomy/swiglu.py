@@ -10,13 +10,19 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from anatomy.checks import check_integer
+from anatomy.feedforward import check_hidden_states
+
 
 class SwiGLU(nn.Module):
     def __init__(self, hidden_size: int, intermediate_size: int) -> None:
         super().__init__()
+        check_integer("hidden_size", hidden_size)
+        check_integer("intermediate_size", intermediate_size)
         self.gate_proj = nn.Linear(hidden_size, intermediate_size, bias=False)
         self.up_proj = nn.Linear(hidden_size, intermediate_size, bias=False)
         self.down_proj = nn.Linear(intermediate_size, hidden_size, bias=False)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        check_hidden_states(x, self.gate_proj.in_features)
         return self.down_proj(F.silu(self.gate_proj(x)) * self.up_proj(x))  # (B, T, F) -> (B, T, D)

@@ -15,6 +15,9 @@ import math
 
 import torch
 
+from anatomy.attention import check_qkv
+from anatomy.checks import check_integer
+
 
 def tile_positions(start: int, size: int, device: torch.device) -> torch.Tensor:
     return torch.arange(start, start + size, device=device)
@@ -43,12 +46,8 @@ def tiled_attention(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor,
     convention (query i sees keys 0 .. i + Tk − Tq); a query with no key to see gets zeros.
     `block_size` tiles both the queries and the keys and need not divide T.
     """
-    if not isinstance(block_size, int) or block_size < 1:
-        raise ValueError(f"block_size must be an integer >= 1, got {block_size!r}")
-    if query.size(-1) != key.size(-1):
-        raise ValueError(f"query width {query.size(-1)} must equal key width {key.size(-1)}")
-    if key.size(-2) != value.size(-2):
-        raise ValueError(f"key and value must have the same length, got {key.size(-2)} and {value.size(-2)}")
+    check_integer("block_size", block_size)
+    check_qkv(query, key, value)  # the checks of 03's attention: same dtype and device, widths and lengths agree
     num_queries, num_keys = query.size(-2), key.size(-2)
     query = query / math.sqrt(query.size(-1))  # scale once, not once per tile
     output = query.new_empty(*query.shape[:-1], value.size(-1))  # (..., Tq, Dv)

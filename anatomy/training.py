@@ -18,6 +18,8 @@ import torch.nn.functional as F
 from torch import nn
 from tqdm.auto import tqdm
 
+from anatomy.checks import check_integer, check_number
+
 
 def warmup_then_decay(step: int, warmup_steps: int, total_steps: int) -> float:
     """The learning-rate multiplier: grows linearly for warmup_steps (as in the paper, section 5.3),
@@ -52,12 +54,13 @@ def train(model: nn.Module, batches: Iterable[Any], loss_fn: Callable[[nn.Module
     """`steps` optimizer steps, one per batch drawn from `batches`, with the warm-up-then-decay
     schedule on `optimizer` (default: Adam with the paper's betas (0.9, 0.98) and eps 1e-9 at
     `peak_lr`). Hands the model back in eval mode; returns the losses, learning rates and time."""
-    if steps < 1:
-        raise ValueError(f"steps must be at least 1, got {steps}")
-    if not 0 <= warmup_steps <= steps:
-        raise ValueError(f"warmup_steps must be between 0 and steps ({steps}), got {warmup_steps}")
+    check_integer("steps", steps)
+    check_integer("warmup_steps", warmup_steps, least=0, most=steps, hint=f" (0 to steps = {steps})")
+    if max_grad_norm is not None:
+        check_number("max_grad_norm", max_grad_norm, above=0, hint=" (or None: no clipping)")
     if optimizer is None:
-        optimizer = torch.optim.Adam(model.parameters(), lr=peak_lr, betas=(0.9, 0.98), eps=1e-9)
+        optimizer = torch.optim.Adam(model.parameters(), lr=check_number("peak_lr", peak_lr, above=0),
+                                     betas=(0.9, 0.98), eps=1e-9)
     schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: warmup_then_decay(step, warmup_steps, steps))
     run, start, batches = TrainingRun(), time.perf_counter(), iter(batches)
     model.train()
@@ -70,6 +73,9 @@ def train(model: nn.Module, batches: Iterable[Any], loss_fn: Callable[[nn.Module
             got = (f"a tensor of shape {tuple(loss.shape)}, requires_grad={loss.requires_grad}"
                    if isinstance(loss, torch.Tensor) else repr(loss)[:80])
             raise ValueError(f"loss_fn must return a scalar tensor computed from the model's output, got {got}")
+        if not torch.isfinite(loss):
+            raise ValueError(f"the loss is {loss.item()} at step {step}: training has diverged (or a batch holds "
+                             "NaN); lower the learning rate, clip gradients (max_grad_norm=1.0) or check the data")
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         if max_grad_norm is not None:

@@ -14,9 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from safetensors.torch import load_file, save_file
+from safetensors.torch import save_file
 from torch import nn
 
+from anatomy.checkpoint_files import load_weights_file, read_config
 from anatomy.decoder import TransformerDecoder
 from anatomy.embeddings import SinusoidalEmbeddings
 from anatomy.encoder import TransformerEncoderLayer
@@ -129,14 +130,8 @@ class Transformer(nn.Module):
 
     @classmethod
     def from_pretrained(cls, folder: str | Path) -> Transformer:
-        folder = Path(folder)
-        if not (folder / "config.json").is_file() or not (folder / "model.safetensors").is_file():
-            raise FileNotFoundError(f"{folder} needs config.json and model.safetensors; "
-                                    "run notebooks/07_training.ipynb to train and save the model")
-        model = cls(TransformerConfig.from_dict(json.loads((folder / "config.json").read_text())))
-        missing, unexpected = model.load_state_dict(load_file(str(folder / "model.safetensors")), strict=False)
-        tied = {"tgt_embeddings.token_embeddings.weight", "lm_head.weight"} if model.config.tie_embeddings else set()
-        if unexpected or set(missing) - tied:
-            raise ValueError(f"{folder / 'model.safetensors'} does not fit config.json: missing "
-                             f"{sorted(set(missing) - tied)}, unexpected {sorted(unexpected)}")
+        """The model saved in `folder`; a missing, damaged or mismatched file is named (anatomy.checkpoint_files)."""
+        hint = "run notebooks/07_training.ipynb to train and save the model again"
+        model = cls(read_config(TransformerConfig, folder, hint))
+        load_weights_file(model, folder, hint)
         return model.eval()

@@ -5,12 +5,11 @@ width, H heads, F = intermediate_size feed-forward width, V = vocab_size.
 """
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from anatomy.config import check_divisible, require
+from anatomy.config import check_divisible, from_fields, require
 from anatomy.feedforward import ACTIVATIONS
 
 
@@ -53,8 +52,4 @@ class TransformerConfig:
     @classmethod
     def from_dict(cls, fields: Mapping[str, Any]) -> TransformerConfig:
         """A TransformerConfig from a dict of its fields; unknown field names are refused by name."""
-        unknown = sorted(set(fields) - {f.name for f in dataclasses.fields(cls)})
-        if unknown:
-            raise ValueError(f"TransformerConfig has no field(s) {unknown}; its fields are "
-                             f"{[f.name for f in dataclasses.fields(cls)]}")
-        return cls(**fields)
+        return from_fields(cls, fields)

@@ -4,7 +4,7 @@ Taught in: 14_vision_transformer.  Shapes: B batch, C channels, S image side (pi
 side, N = (S / P)^2 patches, D model width, L labels.
 Image -> patches -> linear patch embeddings -> [CLS] + learned positions -> our pre-LN encoder
 layers -> a final LayerNorm -> a linear classifier on [CLS]. Names follow Hugging Face's
-ViTForImageClassification closely enough that loading its weights is a short table (tests/test_vit.py).
+ViTForImageClassification closely enough that loading its weights is a short table (anatomy.vit_weights).
 """
 from __future__ import annotations
 
@@ -14,8 +14,13 @@ from typing import Any
 import torch
 from torch import nn
 
-from anatomy.config import require
+from anatomy.checks import check_number
+from anatomy.config import check_divisible, require
 from anatomy.encoder import TransformerEncoderLayer
+from anatomy.feedforward import ACTIVATIONS
+
+SIZES = ("image_size", "patch_size", "num_channels", "hidden_size", "num_hidden_layers", "num_attention_heads",
+         "intermediate_size", "num_labels")
 
 
 @dataclass
@@ -33,6 +38,17 @@ class VisionTransformerConfig:
     attention_probs_dropout_prob: float = 0.0
     layer_norm_eps: float = 1e-12  # HF's ViTConfig default, so its weights load unchanged
     num_labels: int = 10
+
+    def __post_init__(self) -> None:
+        require(self, *SIZES)
+        check_divisible(self.hidden_size, self.num_attention_heads)
+        if self.image_size % self.patch_size:
+            raise ValueError(f"image_size ({self.image_size}) must be divisible by patch_size ({self.patch_size})")
+        if self.hidden_act not in ACTIVATIONS:
+            raise ValueError(f"hidden_act must be one of {sorted(ACTIVATIONS)}, got {self.hidden_act!r}")
+        check_number("layer_norm_eps", self.layer_norm_eps, above=0)
+        for name in ("hidden_dropout_prob", "attention_probs_dropout_prob"):
+            check_number(name, getattr(self, name), at_least=0, at_most=1)
 
 
 def image_to_patches(images: torch.Tensor, patch_size: int) -> torch.Tensor:
@@ -84,8 +100,7 @@ class VisionTransformer(nn.Module):
 
     def __init__(self, config: Any) -> None:
         super().__init__()
-        require(config, "image_size", "patch_size", "num_channels", "hidden_size", "num_hidden_layers",
-                "num_attention_heads", "intermediate_size", "num_labels")
+        require(config, *SIZES)
         self.config = config
         self.patch_embeddings = PatchEmbedding(config.image_size, config.patch_size, config.num_channels,
                                                config.hidden_size)
@@ -111,37 +126,3 @@ class VisionTransformer(nn.Module):
             attentions.append(weights)
         logits = self.classifier(self.final_norm(x)[:, 0])  # (B, L): read from [CLS] only
         return ImageClassifierOutput(logits, tuple(attentions) if output_attentions else None)
-
-
-HF_LAYER = {"layer_norm_1": "layernorm_before", "self_attn.q_proj": "attention.q_proj",
-            "self_attn.k_proj": "attention.k_proj", "self_attn.v_proj": "attention.v_proj",
-            "self_attn.out_proj": "attention.o_proj", "layer_norm_2": "layernorm_after",
-            "feed_forward.linear_1": "mlp.fc1", "feed_forward.linear_2": "mlp.fc2"}
-
-
-def hf_vit_name_map(num_layers: int) -> dict[str, str]:
-    """Our VisionTransformer's parameter names -> transformers 5's ViTForImageClassification's."""
-    name_map = {"cls_token": "vit.embeddings.cls_token",
-                "position_embeddings": "vit.embeddings.position_embeddings",
-                "patch_embeddings.projection.weight": "vit.embeddings.patch_embeddings.projection.weight",
-                "patch_embeddings.projection.bias": "vit.embeddings.patch_embeddings.projection.bias",
-                "final_norm.weight": "vit.layernorm.weight", "final_norm.bias": "vit.layernorm.bias",
-                "classifier.weight": "classifier.weight", "classifier.bias": "classifier.bias"}
-    for i in range(num_layers):
-        for ours, theirs in HF_LAYER.items():
-            for kind in ("weight", "bias"):
-                name_map[f"layers.{i}.{ours}.{kind}"] = f"vit.layers.{i}.{theirs}.{kind}"
-    return name_map
-
-
-def load_hf_vit_weights(model: VisionTransformer, hf_state_dict: dict[str, torch.Tensor]) -> VisionTransformer:
-    """Copy a ViTForImageClassification's weights into `model`. HF cuts patches with a Conv2d whose
-    (D, C, P, P) kernel, flattened, is our (D, C*P*P) linear layer."""
-    from anatomy.bert_weights import copy_weights
-
-    state = dict(hf_state_dict)
-    conv = "vit.embeddings.patch_embeddings.projection.weight"
-    if conv in state:
-        state[conv] = state[conv].flatten(1)  # (D, C, P, P) -> (D, C*P*P)
-    copy_weights(model, state, hf_vit_name_map(len(model.layers)))
-    return model

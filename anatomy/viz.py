@@ -11,17 +11,43 @@ import torch
 from IPython.display import HTML
 
 from anatomy.bertviz_offline import offline_html, vendor_scripts
+from anatomy.checks import check_integer
+
+
+def check_layers(name: str, layers, queries: list | None, keys: list | None) -> None:
+    """Raise unless `layers` is one (1, H, Tq, Tk) tensor per layer with Tq, Tk = the token counts given."""
+    rows, columns = (None if tokens is None else len(tokens) for tokens in (queries, keys))
+    shapes = [tuple(getattr(layer, "shape", ())) for layer in layers] if isinstance(layers, (tuple, list)) else None
+    if not shapes or any(len(shape) != 4 or shape[0] != 1 or shape[1] != shapes[0][1]
+                         or (rows is not None and shape[2] != rows) or (columns is not None and shape[3] != columns)
+                         for shape in shapes):
+        raise ValueError(f"{name} must be one (1, H, Tq, Tk) tensor per layer (Tq = {rows}, Tk = {columns}, the "
+                         f"numbers of tokens), got {shapes or type(layers).__name__}; for example i of a batch "
+                         f"pass tuple(layer[i:i + 1] for layer in attentions)")
+
+
+def check_views(attention, tokens, kwargs: dict) -> None:
+    """The layers a BertViz view is given, each against the tokens that label it."""
+    if attention is not None:
+        check_layers("attention", attention, tokens, tokens)
+    encoder, decoder = kwargs.get("encoder_tokens"), kwargs.get("decoder_tokens")
+    for name, queries, keys in (("encoder_attention", encoder, encoder), ("decoder_attention", decoder, decoder),
+                                ("cross_attention", decoder, encoder)):
+        if kwargs.get(name) is not None:
+            check_layers(name, kwargs[name], queries, keys)
 
 
 def head_view(attention=None, tokens=None, sentence_b_start=None, **kwargs) -> HTML:
     """bertviz.head_view, rendered offline. `attention` is a tuple of (1, H, T, T) per layer; for an
     encoder-decoder pass encoder_attention=, decoder_attention=, cross_attention= instead."""
+    check_views(attention, tokens, kwargs)
     view = bertviz.head_view(attention, tokens, sentence_b_start, html_action="return", **kwargs)
     return HTML(offline_html(view.data, vendor_scripts()))
 
 
 def model_view(attention=None, tokens=None, sentence_b_start=None, **kwargs) -> HTML:
     """bertviz.model_view (every layer and head), rendered offline."""
+    check_views(attention, tokens, kwargs)
     view = bertviz.model_view(attention, tokens, sentence_b_start, html_action="return", **kwargs)
     return HTML(offline_html(view.data, vendor_scripts()))
 
@@ -51,6 +77,8 @@ def neuron_view(sentence_a: str, sentence_b: str | None = None, layer: int = 0, 
     from bertviz import neuron_view as bertviz_neuron_view
 
     model, tokenizer = neuron_model(checkpoint)
+    check_integer("layer", layer, least=0, most=model.config.num_hidden_layers - 1)
+    check_integer("head", head, least=0, most=model.config.num_attention_heads - 1)
     with torch.no_grad():
         view = bertviz_neuron_view.show(model, "bert", tokenizer, sentence_a, sentence_b,
                                         display_mode=display_mode, layer=layer, head=head,

@@ -26,7 +26,7 @@ from safetensors.torch import save as save_tensors
 MAGIC = b"AGW1"
 HEADER = struct.Struct(">4sQQ")
 MAX_JSON, MAX_BLOB, MAX_DEPTH = 16 << 20, 768 << 20, 40
-ALLOWED_DATA = ("anatomy.sentiment.SentimentBatch", "anatomy.encoder.EncoderOutput", "anatomy.decoder.DecoderOutput",
+ALLOWED_DATA = ("anatomy.sentiment_batches.SentimentBatch", "anatomy.encoder.EncoderOutput", "anatomy.decoder.DecoderOutput",
                 "anatomy.transformer.Seq2SeqOutput", "anatomy.training.TrainingRun",
                 "anatomy.transformer_config.TransformerConfig")
 

@@ -8,10 +8,12 @@ torch.profiler's allocation events, on GPU torch.cuda.max_memory_allocated (GPU 
 only when a GPU exists). The slope of log(time) and log(memory) against log(T), fitted over
 T >= 512, is the growth exponent: 2 means quadratic.
 
-Writes images/attention_growth.csv and images/attention_growth.png. Never a timed test.
+Writes build/bench/attention_growth.csv and .png (nothing tracked); `make bench-images` (this script
+with --out images) replaces the committed figure that notebook 04 shows. Never a timed test.
 """
 from __future__ import annotations
 
+import argparse
 import csv
 import os
 from contextlib import contextmanager
@@ -31,7 +33,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 LENGTHS = [128, 256, 512, 1024, 2048, 4096]
 HEADS, HEAD_DIM, FIT_FROM = 12, 64, 512
-IMAGES = Path(__file__).resolve().parent.parent / "images"
+ROOT = Path(__file__).resolve().parent.parent
 IMPLEMENTATIONS = {
     "naive": lambda q, k, v: scaled_dot_product_attention(q, k, v)[0],
     "fused": lambda q, k, v: F.scaled_dot_product_attention(q, k, v),
@@ -133,17 +135,21 @@ def plot(rows: list[dict], path: Path) -> None:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "build" / "bench", help="folder for the CSV and the figure")
+    out = parser.parse_args().out
+    out.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(0)
     devices = [torch.device("cpu")] + ([torch.device("cuda")] if torch.cuda.is_available() else [])
     with torch.inference_mode():
         rows = [row for device in devices for row in measure(device)]
     report(rows)
-    with open(IMAGES / "attention_growth.csv", "w", newline="") as file:
+    with open(out / "attention_growth.csv", "w", newline="") as file:
         writer = csv.DictWriter(file, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows({**r, "ms": f"{r['ms']:.3f}", "peak_MiB": f"{r['peak_MiB']:.2f}"} for r in rows)
-    plot(rows, IMAGES / "attention_growth.png")
-    print(f"wrote {IMAGES / 'attention_growth.csv'} and {IMAGES / 'attention_growth.png'}")
+    plot(rows, out / "attention_growth.png")
+    print(f"wrote {out / 'attention_growth.csv'} and {out / 'attention_growth.png'}")
 
 
 if __name__ == "__main__":

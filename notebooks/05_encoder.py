@@ -196,9 +196,9 @@ print("still equivariant with positions?", torch.allclose(shuffled_then_embedded
 
 # %% [markdown]
 # ## 6. The whole encoder
-# `TransformerEncoder` = embeddings + N layers. It takes exactly what a BERT tokenizer returns:
-# `input_ids`, optional `token_type_ids` and `attention_mask`, which becomes the padding mask of
-# notebook 03.
+# `TransformerEncoder` = embeddings + N layers. It takes exactly what a BERT tokenizer returns, in
+# Hugging Face's order: `input_ids`, optional `attention_mask` (which becomes the padding mask of
+# notebook 03) and `token_type_ids`.
 
 # %%
 anatomy.show_source(anatomy.TransformerEncoder.forward)
@@ -351,6 +351,7 @@ print("logits:", tuple(logits.shape), "(untrained head: fine-tuning would train 
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+# not compared: float noise itself, whose size differs between CPUs (section 7 asserts < 1e-5)
 print("layer   max |ours - HF| attention weights")
 for i, difference in enumerate(attention_differences):
     print(f"{i:>5}   {difference:.1e}")

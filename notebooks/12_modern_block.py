@@ -56,10 +56,10 @@ from torch import nn
 from transformers import LlamaConfig as HFLlamaConfig, LlamaForCausalLM
 
 from anatomy.feedforward import FeedForward
-from anatomy.gpt import positions_from_padding
+from anatomy.decoder_inputs import positions_from_padding
 from anatomy.gqa import GroupedQueryAttention
 from anatomy.kv_cache import cache_memory_bytes
-from anatomy.llama import llama_from_hf
+from anatomy.llama_weights import llama_from_hf
 from anatomy.rmsnorm import RMSNorm
 from anatomy.rotary import apply_rotary
 from anatomy.swiglu import SwiGLU
@@ -180,8 +180,8 @@ prompts = prompts * attention_mask
 with torch.no_grad():
     theirs = hf_llama(prompts, attention_mask=attention_mask, position_ids=positions_from_padding(attention_mask)).logits
     difference = (ours(prompts, attention_mask).logits - theirs)[attention_mask.bool()].abs().max()
-print(f"max |Δ logits| at real tokens: {difference:.1e}")
 assert difference < 1e-5
+print("max |Δ logits| at real tokens < 1e-5")
 
 theirs_text = hf_llama.generate(prompts, attention_mask=attention_mask, max_new_tokens=40, do_sample=False, pad_token_id=0)
 ours_text = generate(ours, prompts, attention_mask, max_new_tokens=40, use_cache=True)
@@ -240,3 +240,18 @@ try:
     GroupedQueryAttention(hidden_size=64, num_heads=8, num_kv_heads=3)
 except ValueError as error:
     print("ValueError:", error)
+
+# %% [markdown]
+# The loader refuses a Llama whose config asks for something our block does not compute (here scaled
+# RoPE and biased projections), instead of returning a model with other logits; and a forward pass past
+# the context window is named, not silently rotated to positions the model never saw:
+
+# %%
+scaled = HFLlamaConfig(vocab_size=60, hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=4,
+                       rope_scaling={"rope_type": "linear", "factor": 2.0}, attention_bias=True)
+for bad in (lambda: llama_from_hf(LlamaForCausalLM(scaled)),
+            lambda: ours(torch.ones(1, ours.config.max_position_embeddings + 1, dtype=torch.long))):
+    try:
+        bad()
+    except ValueError as error:
+        print("ValueError:", error)

@@ -51,14 +51,24 @@ def test_a_span_covering_everything_changes_nothing_and_penalty_is_the_sum():
 
 @pytest.mark.parametrize("ramp", [0.0, -1.0])
 def test_ramp_must_be_positive(ramp):
-    with pytest.raises(ValueError, match=rf"the ramp R must be > 0 .*got {ramp}"):
+    with pytest.raises(ValueError, match=rf"ramp must be a finite number > 0, got {ramp} \(R, the positions"):
         span_mask(torch.arange(3.0), torch.tensor(1.0), ramp)
-    with pytest.raises(ValueError, match=rf"the ramp R must be > 0 .*got {ramp}"):
+    with pytest.raises(ValueError, match=rf"ramp must be a finite number > 0, got {ramp} \(R, the positions"):
         AdaptiveSpan(2, 8, ramp=ramp)
 
 
 def test_bad_module_inputs():
-    with pytest.raises(ValueError, match="max_span must be at least 1, got 0"):
+    with pytest.raises(ValueError, match="max_span must be an integer >= 1, got 0"):
         AdaptiveSpan(2, 0)
     with pytest.raises(ValueError, match=r"weights must be \(..., H=2, Tq, Tk\), got shape \(1, 3, 4, 4\)"):
         AdaptiveSpan(2, 8)(torch.ones(1, 3, 4, 4))
+
+
+def test_settings_out_of_range_are_refused_where_they_are_made():
+    with pytest.raises(ValueError, match=r"initial_span must be a finite number >= 0 and <= 8, got 12"):
+        AdaptiveSpan(2, max_span=8, initial_span=12)
+    with pytest.raises(ValueError, match="num_heads must be an integer >= 1, got 2.5"):
+        AdaptiveSpan(2.5, max_span=8)
+    with pytest.raises(ValueError, match="max_span must be an integer >= 1, got 8.5"):
+        AdaptiveSpan(2, max_span=8.5)
+    assert AdaptiveSpan(2, max_span=8, initial_span=8).spans.tolist() == [8.0, 8.0]

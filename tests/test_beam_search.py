@@ -73,10 +73,10 @@ def test_width_one_is_greedy_on_random_models(seed):
 
 def test_bad_widths_and_batches_raise():
     model = tiny_model(0)
-    with pytest.raises(ValueError, match="beam_width must be at least 1, got 0"):
-        beam_search(model, torch.ones(1, 3, dtype=torch.long), beam_width=0)
+    with pytest.raises(ValueError, match=r"beam_width must be an integer >= 1, got 0"):
+        beam_search(model, torch.ones(1, 3, dtype=torch.long), beam_width=0, max_length=8)
     with pytest.raises(ValueError, match=r"src_ids must be \(1, Ts\)"):
-        beam_search(model, torch.ones(2, 3, dtype=torch.long))
+        beam_search(model, torch.ones(2, 3, dtype=torch.long), max_length=8)
 
 
 A, B = 3, 4
@@ -113,3 +113,29 @@ def test_an_early_unlikely_ending_does_not_stop_the_search():
     found = beam_search(model, src_ids, beam_width=2, max_length=4, length_penalty=1.0)
     assert found.tokens == best
     assert found.score(1.0) == pytest.approx(score, abs=1e-6)
+
+
+def test_a_decoder_only_model_is_refused():
+    from anatomy.gpt import GPT, GPTConfig
+
+    gpt = GPT(GPTConfig(vocab_size=5, hidden_size=16, num_attention_heads=2, num_hidden_layers=1,
+                        intermediate_size=32, max_position_embeddings=16))
+    with pytest.raises(TypeError, match=r"beam_search needs an anatomy.Transformer .*got GPT; it looks decoder-only: "
+                                        r"use anatomy.generate\(model, input_ids\)"):
+        beam_search(gpt, torch.ones(1, 3, dtype=torch.long))
+
+
+def test_past_the_window_nan_logits_and_bad_settings_are_refused():
+    model, src = tiny_model(0), torch.ones(1, 3, dtype=torch.long)
+    with pytest.raises(ValueError, match=r"max_length \(32\) must be at most the model's max_position_embeddings \(16\)"):
+        beam_search(model, src)
+    with pytest.raises(ValueError, match="length_penalty must be a finite number, got nan"):
+        beam_search(model, src, max_length=8, length_penalty=float("nan"))
+    with pytest.raises(ValueError, match=r"beam_width must be an integer >= 1, got 2.5"):
+        beam_search(model, src, max_length=8, beam_width=2.5)
+    with pytest.raises(ValueError, match=r"row\(s\) \[0\] of src_mask are all padding"):
+        beam_search(model, src, torch.zeros(1, 3, dtype=torch.bool), max_length=8)
+    with torch.no_grad():
+        model.lm_head.weight[3] = float("nan")
+    with pytest.raises(ValueError, match=r"logits hold NaN, \+inf, or only -inf in row\(s\) \[0\]"):
+        beam_search(model, src, max_length=8)

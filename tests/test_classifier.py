@@ -37,7 +37,7 @@ def test_one_training_step_matches_hf_bert_for_sequence_classification(twins, pr
     assert batch.attention_mask.min() == 0, "the batch must contain padding"
     labels = torch.tensor([0, 1, 1, 0])
     ours.train(), theirs.train()
-    our_loss = classification_loss(ours(batch.input_ids, batch.token_type_ids, batch.attention_mask), labels)
+    our_loss = classification_loss(ours(batch.input_ids, batch.attention_mask, batch.token_type_ids), labels)
     their_loss = theirs(**batch, labels=labels).loss
     our_loss.backward(), their_loss.backward()
     torch.testing.assert_close(our_loss, their_loss, atol=1e-5, rtol=0)
@@ -61,3 +61,15 @@ def test_text_longer_than_the_positions_without_truncation(pretrained):
     ids = tokenizer(" ".join(["word"] * 600), return_tensors="pt").input_ids
     with pytest.raises(ValueError, match=r"more than max_position_embeddings \(512\); truncate it"):
         model(ids)
+
+
+def test_hugging_faces_argument_order_model_ids_mask(twins, pretrained):
+    """model(ids, mask) reads the 0/1 mask as a mask, as BertForSequenceClassification(ids, mask) does,
+    never as token_type_ids (which would also be valid 0s and 1s: a silent wrong answer)."""
+    ours, theirs, _ = twins
+    batch = pretrained[0](["A fine film.", "Dull, dull, dull and far too long."], padding=True, return_tensors="pt")
+    ours.eval(), theirs.eval()
+    with torch.no_grad():
+        positional = ours(batch.input_ids, batch.attention_mask)
+        torch.testing.assert_close(positional, ours(batch.input_ids, attention_mask=batch.attention_mask))
+        torch.testing.assert_close(positional, theirs(batch.input_ids, batch.attention_mask).logits, atol=1e-5, rtol=0)

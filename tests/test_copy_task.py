@@ -40,3 +40,17 @@ def test_bad_model_name_and_lengths():
         build_model("LSTM", copy_vocabulary())
     with pytest.raises(ValueError, match=r"1 <= low <= high, got \(5, 2\)"):
         copy_pairs(3, seed=0, lengths=(5, 2))
+
+
+def test_settings_out_of_range_are_refused_at_once():
+    vocab = copy_vocabulary()
+    with pytest.raises(ValueError, match="batch_size must be an integer >= 1, got 0"):
+        training_batches(vocab, batch_size=0)  # refused when asked for, not at the first next()
+    with pytest.raises(ValueError, match="count must be an integer >= 0, got -1"):
+        copy_pairs(-1, seed=0)
+    with pytest.raises(ValueError, match=r"lengths must be \(low, high\) integers"):
+        copy_pairs(3, seed=0, lengths=(1.5, 4))
+    from anatomy.copy_task import accuracy_by_length
+
+    with pytest.raises(ValueError, match=rf"each length must be an integer in \[1, {MAX_LENGTH}\], got 61"):
+        accuracy_by_length(build_model("GRU + attention", vocab), vocab, [5, 61])

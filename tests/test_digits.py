@@ -61,3 +61,52 @@ def test_mlp_baseline_shape_and_size():
     mlp = pixel_mlp(hidden_size=280)
     assert mlp(torch.zeros(3, 1, 8, 8)).shape == (3, 10)
     assert sum(p.numel() for p in mlp.parameters()) == 64 * 280 + 280 + 280 * 280 + 280 + 280 * 10 + 10
+
+
+def test_batching_a_split_smaller_than_one_batch_raises_at_once_instead_of_spinning():
+    from anatomy.digits import train_digits
+
+    split = load_digits_split()
+    with pytest.raises(ValueError, match=r"batch_size \(2000\) is larger than the 1437 examples of the training split"):
+        training_batches(split, batch_size=2000)  # refused when asked for: no next() needed
+    with pytest.raises(ValueError, match=r"batch_size \(2000\) is larger than the 1437 examples"):
+        train_digits(pixel_mlp(8), split, batch_size=2000)  # used to loop forever
+    with pytest.raises(ValueError, match="batch_size must be an integer >= 1, got 0"):
+        training_batches(split, batch_size=0)  # refused when called, not at the first next()
+    empty = type(split)(split.train_images[:0], split.train_labels[:0], split.test_images, split.test_labels)
+    with pytest.raises(ValueError, match=r"the training split is empty \(0 examples\)"):
+        training_batches(empty)
+
+
+def test_recipe_settings_out_of_range():
+    from anatomy.digits import train_digits
+
+    split = load_digits_split()
+    with pytest.raises(ValueError, match="peak_lr must be a finite number > 0, got -0.001"):
+        train_digits(pixel_mlp(8), split, peak_lr=-1e-3)
+    with pytest.raises(ValueError, match="max_shift must be an integer >= 0, got 1.5"):
+        shift_randomly(split.train_images[:2], torch.Generator(), max_shift=1.5)
+    with pytest.raises(ValueError, match="hidden_size must be an integer >= 1, got 0"):
+        pixel_mlp(0)
+
+
+def test_accuracy_refuses_labels_that_would_broadcast_and_nan_logits():
+    from anatomy.digits import accuracy
+
+    split, mlp = load_digits_split(), pixel_mlp(8)
+    images, labels = split.test_images[:5], split.test_labels[:5]
+    with pytest.raises(ValueError, match=r"labels must be a \(5,\) integer tensor, one class per example, got shape "
+                                         r"\(5, 1\).*labels.flatten\(\)"):
+        accuracy(mlp, images, labels[:, None])  # would compare 5 x 5 pairs
+    with pytest.raises(ValueError, match=r"labels must be a \(5,\) integer tensor.*got shape \(4,\)"):
+        accuracy(mlp, images, labels[:4])
+    with torch.no_grad():
+        mlp[-1].bias[3] = float("nan")
+    with pytest.raises(ValueError, match=r"logits hold NaN"):
+        accuracy(mlp, images, labels)
+
+
+def test_a_device_this_machine_lacks_is_named(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(ValueError, match="device='cuda' was asked for, but torch finds no cuda device"):
+        load_digits_split("cuda")

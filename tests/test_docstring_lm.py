@@ -33,3 +33,34 @@ def test_windows_are_slices_of_the_text():
 def test_unknown_characters_raise():
     with pytest.raises(ValueError, match=r"characters \['z'\] are not in the vocabulary"):
         small_corpus().encode("abz")
+
+
+def test_settings_out_of_range_are_refused():
+    from anatomy.docstring_lm import docstring_corpus
+
+    for held_out in (1.5, 0.0, 1.0, float("nan")):
+        with pytest.raises(ValueError, match=rf"held_out must be a finite number > 0 and < 1, got {held_out}"):
+            docstring_corpus(100, held_out=held_out)
+    with pytest.raises(ValueError, match=r"held_out=0.6 of 2 sentences leaves 0 for training and 2 for validation"):
+        docstring_corpus(2, held_out=0.6)
+    with pytest.raises(ValueError, match=r"held_out=1e-17 of 10 sentences leaves 10 for training and 0 for validation"):
+        docstring_corpus(10, held_out=1e-17)  # 1 - 1e-17 is 1.0 in floating point
+
+
+def test_windows_on_a_text_too_short_raise_at_once():
+    generator = torch.Generator().manual_seed(0)
+    with pytest.raises(ValueError, match=r"ids must be a 1-D text of at least length \+ 2 = 12 tokens"):
+        windows(torch.arange(11), batch_size=8, length=10, generator=generator)
+    with pytest.raises(ValueError, match="batch_size must be an integer >= 1, got 0"):
+        windows(torch.arange(100), batch_size=0, length=10, generator=generator)
+
+
+def test_validation_text_shorter_than_one_window_is_refused():
+    from anatomy.docstring_lm import validation_loss
+    from anatomy.gpt import GPT, GPTConfig
+
+    model = GPT(GPTConfig(vocab_size=4, hidden_size=8, num_attention_heads=2, num_hidden_layers=1,
+                          intermediate_size=16, max_position_embeddings=16))
+    with pytest.raises(ValueError, match=r"ids must be a 1-D text of at least one context window \+ 1 = 17 tokens, got "
+                                         r"shape \(10,\)"):
+        validation_loss(model, torch.zeros(10, dtype=torch.long))  # used to return nan

@@ -188,3 +188,13 @@ def test_feed_forward_and_encoder_name_bad_inputs():
         encoder(torch.ones(1, 3, dtype=torch.long), attention_mask=[[1, 1, 0]])
     with pytest.raises(ValueError, match=r"input_ids must be \(B, T\) with at least one token, got shape \(1, 0\)"):
         encoder(torch.ones(1, 0, dtype=torch.long))
+
+
+def test_hugging_faces_argument_order_encoder_ids_mask(encoder, pretrained):
+    tokenizer, model = pretrained
+    batch = tokenizer(["A short one.", "A somewhat longer sentence than that."], padding=True, return_tensors="pt")
+    with torch.no_grad():
+        ours = encoder(batch.input_ids, batch.attention_mask).last_hidden_state
+        theirs = model(batch.input_ids, batch.attention_mask).last_hidden_state
+    real = batch.attention_mask.bool()
+    assert (ours - theirs)[real].abs().max() < 1e-4

@@ -4,7 +4,8 @@ import torch
 import transformers
 from transformers import GPT2Config, GPT2LMHeadModel
 
-from anatomy.gpt import GPT, GPTConfig, positions_from_padding
+from anatomy.decoder_inputs import positions_from_padding
+from anatomy.gpt import GPT, GPTConfig
 from anatomy.gpt2_weights import gpt_from_gpt2
 from anatomy.text_generation import generate
 
@@ -88,3 +89,18 @@ def test_bad_inputs_say_what_was_expected():
         model(torch.ones(17, dtype=torch.long))
     with pytest.raises(ValueError, match="attention_mask must be"):
         model(torch.ones(2, 5, dtype=torch.long), torch.ones(2, 4))
+
+
+@pytest.mark.parametrize("overrides, message", [
+    ({"hidden_size": 30}, r"hidden_size \(30\) must be divisible by num_attention_heads \(4\)"),
+    ({"vocab_size": 0}, "config field vocab_size must be an integer >= 1, got 0"),
+    ({"max_position_embeddings": 2.5}, "config field max_position_embeddings must be an integer >= 1, got 2.5"),
+    ({"layer_norm_eps": 0.0}, "layer_norm_eps must be a finite number > 0, got 0.0"),
+    ({"hidden_act": "swish"}, r"hidden_act must be one of \['gelu', 'gelu_new', 'relu'\], got 'swish'"),
+    ({"hidden_dropout_prob": 1.5}, "hidden_dropout_prob must be a finite number >= 0 and <= 1, got 1.5"),
+])
+def test_a_config_out_of_range_is_refused_where_it_is_made(overrides, message):
+    settings = dict(vocab_size=V, hidden_size=32, num_attention_heads=4, num_hidden_layers=1, intermediate_size=64,
+                    max_position_embeddings=16)
+    with pytest.raises(ValueError, match=message):
+        GPTConfig(**(settings | overrides))

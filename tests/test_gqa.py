@@ -33,3 +33,11 @@ def test_the_cache_keeps_only_the_key_value_heads(kv_heads):
 def test_kv_heads_that_do_not_divide_the_heads_raise(heads, kv_heads):
     with pytest.raises(ValueError, match=rf"num_kv_heads \({kv_heads}\) must divide num_heads \({heads}\)"):
         GroupedQueryAttention(24, heads, kv_heads)
+
+
+def test_bad_settings_and_inputs_are_named():
+    with pytest.raises(ValueError, match="rope_base must be a finite number > 0, got 0"):
+        GroupedQueryAttention(16, 4, 2, rope_base=0)
+    attention = GroupedQueryAttention(16, 4, 2)
+    with pytest.raises(ValueError, match=r"x must be a floating-point \(B, T, 16\) tensor, got shape \(5, 16\)"):
+        attention(torch.zeros(5, 16), torch.arange(5))

@@ -30,7 +30,7 @@ def _split(frame: bytes):
 
 
 def test_the_wire_round_trips_plain_data_and_tensors():
-    from anatomy.sentiment import SentimentBatch
+    from anatomy.sentiment_batches import SentimentBatch
 
     value = {"a": (1, 2.5, float("nan"), None, True, "x"), 3: [torch.arange(6).view(2, 3), torch.float16],
              "ns": SimpleNamespace(hidden_size=8), "batch": SentimentBatch(torch.ones(2, 3), torch.ones(2, 3), torch.tensor([0, 1]))}

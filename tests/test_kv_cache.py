@@ -56,3 +56,21 @@ def test_a_cache_reused_with_another_batch_size_raises(model):
     model(torch.zeros(2, 4, dtype=torch.long), cache=cache)
     with pytest.raises(ValueError, match="holds a batch of 2 sequences, got a batch of 3"):
         model(torch.zeros(3, 1, dtype=torch.long), cache=cache)
+
+
+def test_a_layer_cache_refuses_keys_of_another_shape():
+    cache = KVCache(1)
+    cache[0].update(torch.zeros(2, 4, 3, 8), torch.zeros(2, 4, 3, 8))
+    with pytest.raises(ValueError, match=r"holds \(key-value heads, head width, dtype\) = \(4, 8, torch.float32\) on "
+                                         r"cpu, got \(2, 8, torch.float32\) on cpu: it was filled by another model"):
+        cache[0].update(torch.zeros(2, 2, 1, 8), torch.zeros(2, 2, 1, 8))
+    with pytest.raises(ValueError, match=r"got \(4, 16, torch.float32\)"):
+        cache[0].update(torch.zeros(2, 4, 1, 16), torch.zeros(2, 4, 1, 16))
+    with pytest.raises(ValueError, match=r"got \(4, 8, torch.float64\)"):
+        cache[0].update(torch.zeros(2, 4, 1, 8, dtype=torch.float64), torch.zeros(2, 4, 1, 8, dtype=torch.float64))
+    assert cache.length == 3
+
+
+def test_a_cache_needs_a_whole_number_of_layers():
+    with pytest.raises(ValueError, match="num_layers must be an integer >= 0, got 2.5"):
+        KVCache(2.5)

@@ -5,8 +5,8 @@ import transformers
 from transformers import LlamaConfig, LlamaForCausalLM
 from transformers.models.llama.modeling_llama import LlamaMLP, LlamaRMSNorm
 
-from anatomy.gpt import positions_from_padding
-from anatomy.llama import llama_from_hf
+from anatomy.decoder_inputs import positions_from_padding
+from anatomy.llama_weights import llama_from_hf
 from anatomy.rmsnorm import RMSNorm
 from anatomy.swiglu import SwiGLU
 from anatomy.text_generation import generate
@@ -62,3 +62,38 @@ def test_cached_greedy_generation_matches_llama_generate():
     assert torch.equal(ours, theirs)
     assert torch.equal(ours, generate(llama_from_hf(hf), ids, mask, max_new_tokens=50, use_cache=False))
     assert len(set(ours[:, 10:].flatten().tolist())) > 5
+
+
+@pytest.mark.parametrize("overrides, message", [
+    ({"rms_norm_eps": 0.0}, "rms_norm_eps must be a finite number > 0, got 0.0"),
+    ({"rope_theta": -1.0}, "rope_theta must be a finite number > 0, got -1.0"),
+    ({"num_key_value_heads": 3}, r"num_key_value_heads \(3\) must divide num_attention_heads \(4\)"),
+    ({"hidden_size": 12}, r"the head width hidden_size / num_attention_heads = 12 / 4 must be even"),
+    ({"num_hidden_layers": 1.5}, "config field num_hidden_layers must be an integer >= 0, got 1.5"),
+])
+def test_a_config_out_of_range_is_refused_where_it_is_made(overrides, message):
+    from anatomy.llama import LlamaConfig as OurLlamaConfig
+
+    settings = dict(vocab_size=60, hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=4,
+                    num_key_value_heads=2, max_position_embeddings=16)
+    with pytest.raises(ValueError, match=message):
+        OurLlamaConfig(**(settings | overrides))
+
+
+def test_rmsnorm_and_swiglu_refuse_bad_settings_and_inputs():
+    with pytest.raises(ValueError, match=r"eps must be a finite number > 0, got 0 \(it keeps x / rms\(x\) finite"):
+        RMSNorm(8, eps=0)
+    with pytest.raises(ValueError, match="hidden_size must be an integer >= 1, got 8.0"):
+        RMSNorm(8.0)
+    with pytest.raises(ValueError, match=r"x must be a floating-point \(\.\.\., 8\) tensor, got shape \(2, 4\)"):
+        RMSNorm(8)(torch.zeros(2, 4))
+    with pytest.raises(ValueError, match="intermediate_size must be an integer >= 1, got 0"):
+        SwiGLU(8, 0)
+    with pytest.raises(ValueError, match=r"x must be a floating-point \(\.\.\., 8\) tensor, got shape \(2, 5, 6\)"):
+        SwiGLU(8, 16)(torch.zeros(2, 5, 6))
+
+
+def test_generation_past_the_llama_window_is_named():
+    model = llama_from_hf(hf_llama())  # 128 positions
+    with pytest.raises(ValueError, match=r"the prompt \(10 tokens\) \+ max_new_tokens \(119\) exceed the context window \(128"):
+        generate(model, torch.ones(1, 10, dtype=torch.long), max_new_tokens=119)

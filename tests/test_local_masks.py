@@ -42,5 +42,16 @@ def test_local_plus_strided_reaches_every_earlier_key_in_two_hops():
 
 @pytest.mark.parametrize("make", [local_mask, strided_mask])
 def test_window_and_stride_below_one_are_errors(make):
-    with pytest.raises(ValueError, match="must be at least 1, got 0"):
+    with pytest.raises(ValueError, match=r"(window|stride) must be an integer >= 1, got 0"):
         make(5, 0)
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda: strided_mask(8, 2.5), "stride must be an integer >= 1, got 2.5"),
+    (lambda: local_mask(8, 2.5), "window must be an integer >= 1, got 2.5"),
+    (lambda: local_mask(-1, 2), "length must be an integer >= 0, got -1"),
+    (lambda: strided_mask(8.0, 2), "length must be an integer >= 0, got 8.0"),
+])
+def test_non_integer_sizes_are_errors(make, message):
+    with pytest.raises(ValueError, match=message):
+        make()

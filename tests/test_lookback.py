@@ -28,3 +28,40 @@ def test_model_is_causal_and_its_heads_stay_within_their_spans():
     changed[:, 10:] = (changed[:, 10:] + 1) % config.vocab_size  # the future must not change the past
     torch.testing.assert_close(model(changed)[0][:, :, :10], logits[:, :, :10])
     assert torch.isfinite(lookback_loss(model, tokens))
+
+
+def test_a_config_out_of_range_is_refused_where_it_is_made():
+    import pytest
+
+    with pytest.raises(ValueError, match=r"lookbacks must be a non-empty tuple of integers in \[1, length = 8\)"):
+        LookbackConfig(lookbacks=(1, 8), length=8)
+    with pytest.raises(ValueError, match=r"lookbacks must be .*got \(\)"):
+        LookbackConfig(lookbacks=())
+    with pytest.raises(ValueError, match="batch_size must be an integer >= 1, got 0"):
+        LookbackConfig(batch_size=0)  # lookback_batches would yield empty batches forever
+    with pytest.raises(ValueError, match="ramp must be a finite number > 0, got 0"):
+        LookbackConfig(ramp=0)
+
+
+def test_tokens_longer_than_the_config_or_outside_the_vocabulary():
+    import pytest
+
+    model = LookbackModel(LookbackConfig(lookbacks=(1, 2), length=8, vocab_size=5, max_span=4))
+    with pytest.raises(ValueError, match=r"tokens has 9 positions, more than config.length \(8\)"):
+        model(torch.zeros(1, 9, dtype=torch.long))
+    with pytest.raises(ValueError, match=r"tokens must lie in \[0, 5\), got values from 0 to 5"):
+        model(torch.tensor([[0, 5]]))
+    with pytest.raises(ValueError, match=r"tokens must be \(B, T\) with T > the longest lookback \(2\)"):
+        lookback_loss(model, torch.zeros(1, 2, dtype=torch.long))
+
+
+def test_accuracy_is_never_counted_from_nan_logits():
+    import pytest
+
+    from anatomy.lookback import lookback_accuracy
+
+    model = LookbackModel(LookbackConfig(lookbacks=(1, 2), length=8, vocab_size=5, max_span=4))
+    with torch.no_grad():
+        model.readout[0, 0, 0] = float("nan")
+    with pytest.raises(ValueError, match="logits hold NaN"):
+        lookback_accuracy(model, torch.randint(5, (2, 8), generator=torch.Generator().manual_seed(0)))

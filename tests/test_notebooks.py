@@ -128,3 +128,21 @@ def test_prose_cites_real_sources_and_uses_the_series_terms(path):
     for old, new in [("보류 데이터", "홀드아웃(평가용) 데이터"), ("사전 정규화", "Pre-LN"), ("사후 정규화", "Post-LN"),
                      ("크로스 어텐션", "교차 어텐션"), ("교차 주의", "교차 어텐션")]:
         assert old not in markdown, f"{path.name} uses '{old}'; the series says '{new}'"
+
+
+MASTERS = sorted(Path(__file__).parent.parent.joinpath("instructor").glob("[0-9][0-9]_*.ipynb"))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS + MASTERS, ids=lambda p: p.name)
+def test_every_ignored_output_says_why_and_nbval_sees_the_marker(path):
+    """nbval reads a marker only when the comment is exactly NBVAL_IGNORE_OUTPUT (a reason on the same
+    line makes it compare the cell after all); the next line says why the output cannot be compared."""
+    for cell in cells(path):
+        lines = [line.strip() for line in cell.source.splitlines()]
+        for i, line in enumerate(lines):
+            if line.startswith("#") and "NBVAL_" in line:
+                assert line.lstrip("#").strip() in ("NBVAL_IGNORE_OUTPUT", "NBVAL_SKIP", "NBVAL_RAISES_EXCEPTION"), \
+                    f"{path.name}: nbval ignores the marker {line!r}; put the marker alone on its line"
+                reason = lines[i + 1] if i + 1 < len(lines) else ""
+                assert SETUP_MARKER in cell.source or reason.startswith("# not compared: "), \
+                    f"{path.name}: the cell starting {lines[0]!r} should say on the next line '# not compared: <why>'"

@@ -60,10 +60,18 @@ def test_parameter_counts_against_the_layers_it_replaces():
 
 
 def test_bad_inputs():
-    with pytest.raises(ValueError, match="num_persistent must be at least 1, got 0"):
+    with pytest.raises(ValueError, match="num_persistent must be an integer >= 1, got 0"):
         PersistentMemoryAttention(config(), 0)
     layer = PersistentMemoryAttention(config(), 2)
     with pytest.raises(ValueError, match=r"query must be \(B, T, 24\), got shape \(2, 5, 8\)"):
         layer(torch.randn(2, 5, 8))
     with pytest.raises(ValueError, match="mask must be boolean"):
         layer(torch.randn(2, 5, 24), mask=torch.ones(5, 5))
+
+
+def test_non_integer_sizes_and_a_wrong_width_for_the_identity():
+    config = SimpleNamespace(hidden_size=24, num_attention_heads=4, intermediate_size=48, hidden_act="relu")
+    with pytest.raises(ValueError, match="num_persistent must be an integer >= 1, got 2.5"):
+        PersistentMemoryAttention(config, num_persistent=2.5)
+    with pytest.raises(ValueError, match=r"x must be a floating-point \(\.\.\., 24\) tensor, got shape \(2, 5, 8\)"):
+        feedforward_as_attention(torch.zeros(2, 5, 8), FeedForward(config))

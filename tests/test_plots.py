@@ -63,10 +63,25 @@ def test_mask_plot_says_which_colour_may_attend():
     (lambda: anatomy.attention_heatmap(torch.rand(2, 3), TOKENS, TOKENS), r"query axis \(rows\) has 2 positions but 3 labels"),
     (lambda: anatomy.attention_heatmaps(torch.rand(3, 3)), r"weights \(N, Tq, Tk\) must have 3 dimensions, got shape \(3, 3\)"),
     (lambda: anatomy.attention_heatmaps(torch.rand(2, 3, 3), titles=["one"]), "got 2 heat-maps but 1 titles"),
-    (lambda: anatomy.attention_heatmaps(torch.rand(2, 3, 3), ncols=0), "ncols must be a positive"),
+    (lambda: anatomy.attention_heatmaps(torch.rand(2, 3, 3), ncols=0), "ncols must be an integer >= 1, got 0"),
     (lambda: anatomy.mask_plot(torch.ones(3, 3)), r"mask must be boolean \(True = may attend\), got dtype torch.float32"),
     (lambda: anatomy.mask_plot(anatomy.padding_mask(torch.ones(2, 3))), r"mask \(Tq, Tk\) must have 2 dimensions"),
 ])
 def test_bad_input_names_what_was_expected(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_nan_weights_and_settings_out_of_range_are_named():
+    weights = torch.rand(3, 3)
+    weights[1, 1] = float("nan")
+    with pytest.raises(ValueError, match=r"weights \(Tq, Tk\) hold NaN or inf: those cells would be drawn blank"):
+        anatomy.attention_heatmap(weights)
+    with pytest.raises(ValueError, match=r"must have 3 dimensions, got shape \(1, 2, 3, 3\); for one example of a "
+                                         r"batch pass weights\[0\]"):
+        anatomy.attention_heatmaps(torch.rand(1, 2, 3, 3))
+    with pytest.raises(ValueError, match="vmax must be a finite number > 0, got 0"):
+        anatomy.attention_heatmap(torch.rand(3, 3), vmax=0)
+    with pytest.raises(ValueError, match="ncols must be an integer >= 1, got 2.5"):
+        anatomy.attention_heatmaps(torch.rand(2, 3, 3), ncols=2.5)
+    plt.close("all")

@@ -142,3 +142,24 @@ def test_folder_without_safetensors_is_refused(tmp_path):
     (tmp_path / "pytorch_model.bin").write_bytes(b"not loaded")
     with pytest.raises(ValueError, match="never loads pickled"):
         anatomy.read_state_dict(tmp_path)
+
+
+def test_a_device_this_machine_lacks_is_named_before_anything_loads(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(anatomy.pretrained, "resolve_checkpoint", lambda *a: pytest.fail("nothing should load"))
+    with pytest.raises(ValueError, match=r"device='cuda' was asked for, but torch finds no cuda device on this machine "
+                                         r".*pass device='cpu', or anatomy.pick_device\(\)"):
+        anatomy.load_pretrained(device="cuda")
+
+
+def test_a_truncated_checkpoint_names_the_file(tmp_path):
+    source = anatomy.default_model_dir()
+    for file in source.iterdir():
+        if file.is_file():
+            shutil.copy(file, tmp_path / file.name)
+    weights = tmp_path / "model.safetensors"
+    weights.write_bytes(weights.read_bytes()[:100_000])
+    for load in (anatomy.load_pretrained, anatomy.TransformerEncoder.from_pretrained):
+        with pytest.raises(ValueError, match=rf"{weights} is not a readable safetensors file \(.*\): it is truncated "
+                                             r"or damaged .*download the checkpoint again"):
+            load(tmp_path)

@@ -40,9 +40,23 @@ def test_num_keys_must_be_a_perfect_square(num_keys):
 
 
 def test_top_k_larger_than_the_candidates_is_an_error():
-    with pytest.raises(ValueError, match="top_k must be between 1 and the 4 sub-keys per half .*got 5"):
+    with pytest.raises(ValueError, match="top_k must be an integer between 1 and the 4 sub-keys per half .*got 5"):
         ProductKeyMemory(8, 16, 4, top_k=5)
-    with pytest.raises(ValueError, match="top_k must be between 1 and the 3 sub-keys per half .*got 0"):
+    with pytest.raises(ValueError, match="top_k must be an integer between 1 and the 3 sub-keys per half .*got 0"):
         product_key_top_k(torch.randn(6), torch.randn(3, 3), torch.randn(3, 3), 0)
     with pytest.raises(ValueError, match="query_dim must be even"):
         ProductKeyMemory(7, 16, 4, top_k=2)
+
+
+def test_non_integer_sizes_wrong_widths_and_nan_queries():
+    with pytest.raises(ValueError, match=r"top_k must be an integer between 1 and the 4 sub-keys per half .*got 2.5"):
+        ProductKeyMemory(query_dim=8, num_keys=16, value_dim=4, top_k=2.5)
+    with pytest.raises(ValueError, match="value_dim must be an integer >= 1, got 0"):
+        ProductKeyMemory(query_dim=8, num_keys=16, value_dim=0, top_k=2)
+    memory = ProductKeyMemory(query_dim=8, num_keys=16, value_dim=4, top_k=2)
+    with pytest.raises(ValueError, match=r"query must be \(\.\.\., Dq\) with Dq = 2 x the sub-key width = 8, got shape \(3, 6\)"):
+        memory(torch.randn(3, 6))
+    with pytest.raises(ValueError, match=r"the sub-key sets must both be \(n, Dq/2\), got \(4, 4\) and \(4, 3\)"):
+        product_key_top_k(torch.randn(8), torch.randn(4, 4), torch.randn(4, 3), 2)
+    with pytest.raises(ValueError, match=r"the product-key scores hold NaN"):
+        memory(torch.tensor([[float("nan")] * 8]))

@@ -46,3 +46,39 @@ def test_streams_are_merged_and_widget_ids_follow_their_place(tmp_path):
     assert "widgets" not in result.metadata, "widget state holds elapsed times: it must not be stored"
     assert all("execution" not in cell.metadata for cell in result.cells), "cell timings must not be recorded"
     assert nbformat.read(path, as_version=4) == result
+
+
+def small_notebook(path: Path, cells: list[tuple[str, str]]) -> Path:
+    """A notebook of code cells whose committed outputs are given: (source, committed stdout)."""
+    notebook = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell(source, outputs=[nbformat.v4.new_output("stream", name="stdout", text=text)])
+        for source, text in cells])
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(notebook, path)
+    return path
+
+
+def printed(notebook: nbformat.NotebookNode) -> list[str]:
+    return [cell.outputs[0].text for cell in notebook.cells]
+
+
+def test_outputs_equal_but_for_float_noise_keep_their_committed_bytes(tmp_path):
+    """What another CPU computes differs in the last digit: `make notebooks` must leave git clean."""
+    path = small_notebook(tmp_path / "noise.ipynb", [
+        ("print(f'{0.6865:.3f}')", "0.687\n"),                  # this machine prints 0.686 (0.6865 is below the boundary)
+        ("# NBVAL_IGNORE_OUTPUT (sampled text)\nprint('new text')", "old text\n"),
+    ])
+    assert printed(execute(path)) == ["0.687\n", "old text\n"], "noise alone rewrote a committed output"
+
+
+def test_a_real_change_is_written_and_frees_the_ignored_cells(tmp_path):
+    path = small_notebook(tmp_path / "change.ipynb", [
+        ("print(4, 'of 5')", "3 of 5\n"),
+        ("# NBVAL_IGNORE_OUTPUT (sampled text)\nprint('new text')", "old text\n"),
+    ])
+    assert printed(execute(path)) == ["4 of 5\n", "new text\n"]
+
+
+def test_refresh_writes_every_output(tmp_path):
+    path = small_notebook(tmp_path / "refresh.ipynb", [("print(f'{0.6865:.3f}')", "0.687\n")])
+    assert printed(execute(path, refresh=True)) == ["0.686\n"]

@@ -112,3 +112,27 @@ def test_mask_of_the_wrong_shape():
     with pytest.raises(ValueError, match="src_mask must have the shape of src_ids"):
         model(torch.ones(2, 5, dtype=torch.long), torch.ones(2, 3, dtype=torch.long),
               src_mask=torch.ones(2, 4, dtype=torch.bool))
+
+
+def test_a_left_padded_or_empty_source_is_refused():
+    model = GRUSeq2Seq(RNNConfig(vocab_size=11))
+    src, tgt = torch.tensor([[0, 0, 5, 6], [5, 6, 7, 8]]), torch.tensor([[1, 5], [1, 8]])
+    with pytest.raises(ValueError, match=r"row\(s\) \[0\] of src_mask are not padded on the right: the GRU reads left "
+                                         r"to right .*pad the source on the right"):
+        model(src, tgt, src_mask=src != 0)
+    with pytest.raises(ValueError, match=r"row\(s\) \[0\] of src_mask are all padding"):
+        model(src, tgt, src_mask=torch.tensor([[0, 0, 0, 0], [1, 1, 1, 1]]))
+
+
+def test_ids_outside_the_vocabulary_and_a_bad_config():
+    model = GRUSeq2Seq(RNNConfig(vocab_size=11))
+    with pytest.raises(ValueError, match=r"src_ids must lie in \[0, 11\), got values from 1 to 11"):
+        model(torch.tensor([[1, 11]]), torch.tensor([[1]]))
+    with pytest.raises(ValueError, match=r"tgt_ids must lie in \[0, 11\), got values from -1 to 1"):
+        model(torch.tensor([[1, 2]]), torch.tensor([[1, -1]]))
+    with pytest.raises(ValueError, match="src_ids and tgt_ids batch sizes differ: 1 vs 2"):
+        model(torch.tensor([[1, 2]]), torch.tensor([[1], [1]]))
+    with pytest.raises(ValueError, match=r"eos_token_id must be an integer in \[0, 10\], got 11 \(a token id\)"):
+        RNNConfig(vocab_size=11, eos_token_id=11)
+    with pytest.raises(ValueError, match="config field hidden_size must be an integer >= 1, got 0"):
+        RNNConfig(hidden_size=0)

@@ -44,5 +44,19 @@ def test_matches_hugging_face_llama_after_reordering_the_pairs():
 def test_bad_inputs_raise():
     with pytest.raises(ValueError, match="head_dim must be a positive even number, got 7"):
         rotary_frequencies(7)
-    with pytest.raises(ValueError, match=r"one entry per token \(4\)"):
+    with pytest.raises(ValueError, match=r"one entry per token, \(T,\) = \(4,\) or \(B, T\) = \(1, 4\), got shape \(1, 3\)"):
         apply_rotary(torch.zeros(1, 1, 4, 8), torch.arange(3))
+
+
+def test_a_3d_tensor_or_float_positions_are_refused_not_broadcast():
+    with pytest.raises(ValueError, match=r"x must be a floating-point \(B, H, T, Dh\) tensor, got shape \(2, 4, 8\); "
+                                         r"split \(B, T, D\) hidden states into heads first"):
+        apply_rotary(torch.zeros(2, 4, 8), torch.arange(4))  # would have made B copies of the batch
+    with pytest.raises(ValueError, match="positions must be an integer tensor"):
+        apply_rotary(torch.zeros(1, 1, 4, 8), torch.arange(4.0))
+    with pytest.raises(ValueError, match=r"\(B, T\) = \(2, 4\), got shape \(3, 4\)"):
+        apply_rotary(torch.zeros(2, 1, 4, 8), torch.zeros(3, 4, dtype=torch.long))
+    with pytest.raises(ValueError, match="base must be a finite number > 0, got 0"):
+        rotary_frequencies(8, base=0)
+    with pytest.raises(ValueError, match=r"weight must be \(H x Dh, D\) with H = 3 heads"):
+        pairs_from_halves(torch.zeros(8, 4), 3)

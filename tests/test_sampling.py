@@ -56,9 +56,20 @@ def test_greedy_is_the_argmax_and_sampling_follows_the_distribution():
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    ({"temperature": 0.0}, "temperature must be > 0"), ({"temperature": -1.0}, "temperature must be > 0"),
-    ({"top_k": 0}, "top_k must be at least 1"), ({"top_p": 0.0}, r"top_p must lie in \(0, 1\]"),
-    ({"top_p": 1.5}, r"top_p must lie in \(0, 1\]")])
+    ({"temperature": 0.0}, "temperature must be a finite number > 0, got 0.0 .*greedy"),
+    ({"temperature": -1.0}, "temperature must be a finite number > 0"),
+    ({"temperature": float("nan")}, "temperature must be a finite number > 0, got nan"),
+    ({"top_k": 0}, r"top_k must be an integer >= 1, got 0 \(or None"), ({"top_k": 2.5}, "top_k must be an integer >= 1, got 2.5"),
+    ({"top_k": True}, "top_k must be an integer >= 1, got True"),
+    ({"top_p": 0.0}, "top_p must be a finite number > 0 and <= 1, got 0.0"),
+    ({"top_p": 1.5}, "top_p must be a finite number > 0 and <= 1, got 1.5")])
 def test_bad_settings_raise(kwargs, message):
     with pytest.raises(ValueError, match=message):
         choose_next(torch.zeros(1, 5), do_sample=True, **kwargs)
+
+
+@pytest.mark.parametrize("do_sample", [False, True])
+def test_nan_logits_are_refused_not_picked(do_sample):
+    logits = torch.tensor([[0.0, 1.0, 2.0], [0.0, float("nan"), 1.0]])
+    with pytest.raises(ValueError, match=r"logits hold NaN, \+inf, or only -inf in row\(s\) \[1\]"):
+        choose_next(logits, do_sample=do_sample)

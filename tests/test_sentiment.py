@@ -1,13 +1,10 @@
-from itertools import islice
-
 import pytest
 import torch
 import torch.nn.functional as F
 
 from anatomy import TransformerForSequenceClassification
 from anatomy.linear_probe import cls_vectors, train_probe
-from anatomy.sentiment import (Analyser, bucketed_batches, classification_loss, pad_batch, predict_probabilities,
-                               tokenize)
+from anatomy.sentiment import Analyser, FineTuningRecipe, classification_loss, predict_probabilities
 
 
 @pytest.fixture(scope="module")
@@ -20,34 +17,9 @@ SENTENCES = ["A gorgeous, moving film.", "Dull.", "The plot is a mess and the ac
              "I laughed, I cried, I bought the soundtrack."]
 
 
-def test_pad_batch_pads_with_zeros_and_masks_the_padding():
-    batch = pad_batch([[101, 7, 102], [101, 102]], [1, 0])
-    assert batch.input_ids.tolist() == [[101, 7, 102], [101, 102, 0]]
-    assert batch.attention_mask.tolist() == [[1, 1, 1], [1, 1, 0]]
-    assert batch.labels.dtype == torch.long and batch.labels.tolist() == [1, 0]
-
-
 def test_an_empty_batch_is_refused(classifier, pretrained):
-    with pytest.raises(ValueError, match="empty batch: expected at least one sentence, got 0"):
-        pad_batch([], [])
     with pytest.raises(ValueError, match="empty batch"):
         predict_probabilities(classifier, pretrained[0], [])
-
-
-def test_one_string_instead_of_a_list(pretrained):
-    with pytest.raises(TypeError, match="got one string"):
-        tokenize(pretrained[0], "Dull.", 64)
-
-
-def test_buckets_cover_each_sentence_once_per_epoch_with_little_padding():
-    lengths = [3 + (i * 7919) % 60 for i in range(640)]
-    token_ids = [[101] + [5] * (n - 2) + [102] for n in lengths]
-    batches = list(islice(bucketed_batches(token_ids, list(range(640)), batch_size=32, seed=1), 20))
-    assert sorted(label for b in batches for label in b.labels.tolist()) == list(range(640))
-    padding = sum((b.attention_mask == 0).sum().item() for b in batches) / sum(b.input_ids.numel() for b in batches)
-    assert padding < 0.05, f"{padding:.0%} of the tokens are padding"
-    again = list(islice(bucketed_batches(token_ids, list(range(640)), batch_size=32, seed=1), 20))
-    assert all(torch.equal(a.input_ids, b.input_ids) for a, b in zip(batches, again))
 
 
 def test_classification_loss_is_cross_entropy():
@@ -94,3 +66,42 @@ def test_a_probe_separates_separable_vectors():
     probe = train_probe(vectors, labels)
     accuracy = (probe(vectors).argmax(-1) == torch.tensor(labels)).float().mean().item()
     assert accuracy > 0.98
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("batch_size", 0, "batch_size must be an integer >= 1, got 0"),
+    ("max_length", 0, r"max_length must be an integer >= 3, got 0"),
+    ("peak_lr", -1e-4, "peak_lr must be a finite number > 0, got -0.0001"),
+    ("epochs", 0, "epochs must be a finite number > 0, got 0"),
+    ("warmup_fraction", 1.5, "warmup_fraction must be a finite number >= 0 and <= 1, got 1.5"),
+    ("weight_decay", float("nan"), "weight_decay must be a finite number >= 0, got nan"),
+])
+def test_a_recipe_out_of_range_is_refused_where_it_is_made(field, value, message):
+    with pytest.raises(ValueError, match=message):
+        FineTuningRecipe(**{field: value})
+
+
+def test_probe_settings_and_data_that_do_not_fit():
+    vectors = torch.randn(40, 8, generator=torch.Generator().manual_seed(0))
+    with pytest.raises(ValueError, match=r"batch_size \(256\) is larger than the 40 examples"):
+        train_probe(vectors, [0, 1] * 20)
+    with pytest.raises(ValueError, match=r"labels must be a \(40,\) integer tensor.*got shape \(39,\)"):
+        train_probe(vectors, [0, 1] * 19 + [0], batch_size=8)
+    with pytest.raises(ValueError, match="labels must lie in 0..1"):
+        train_probe(vectors, [0, 2] * 20, batch_size=8)
+    with pytest.raises(ValueError, match="peak_lr must be a finite number > 0, got 0"):
+        train_probe(vectors, [0, 1] * 20, batch_size=8, peak_lr=0)
+    with pytest.raises(ValueError, match=r"vectors must be a floating-point \(N, D\) tensor, got Tensor \(8,\)"):
+        train_probe(vectors[0], [0, 1] * 4, batch_size=8)
+
+
+def test_accuracy_is_never_counted_from_nan(classifier, pretrained):
+    from anatomy.sentiment import accuracy
+    from anatomy.sentiment_data import Reviews
+
+    broken = TransformerForSequenceClassification(classifier.config)
+    broken.load_state_dict(classifier.state_dict())
+    with torch.no_grad():
+        broken.classifier.bias[1] = float("nan")
+    with pytest.raises(ValueError, match=r"predicted probabilities hold NaN"):
+        accuracy(broken, pretrained[0], Reviews(SENTENCES, [1, 0, 0, 1], [2.0, -2.0, -2.0, 2.0]))

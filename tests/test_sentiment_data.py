@@ -44,3 +44,48 @@ def test_missing_data_when_the_fetch_fails(tmp_path, monkeypatch):
 def test_unknown_split():
     with pytest.raises(ValueError, match=r"split must be one of \('train', 'validation', 'test'\), got 'dev'"):
         load_reviews("dev")
+
+
+def write_fake(tmp_path, monkeypatch, content: bytes):
+    """A fake ratings file in a temporary data folder (no network: fetch=False)."""
+    monkeypatch.setenv("ANATOMY_DATA", str(tmp_path))
+    path = tmp_path / sentiment_data.REVIEWS_FILE
+    path.write_bytes(content)
+    return path
+
+
+GOOD_LINE = b"1\t2.5\tA fine film.\r\n"
+
+
+@pytest.mark.parametrize("content, wrong", [
+    (b"", "it is empty"),
+    (b"<!DOCTYPE html>\n<html><body>Rate limit exceeded</body></html>\n", r"it is an HTML page \(an error or login page"),
+    (GOOD_LINE * 3 + b"4\tnot-a-number\tOops.\r\n", r"line 4 is not 'id<TAB>rating<TAB>sentence': '4\\tnot-a-number"),
+    (GOOD_LINE * 2392, r"it has 2,392 lines, not 10,605 \(a download or copy that stopped early\?\)"),
+    (GOOD_LINE * 10_605, r"its lines look right, but its SHA-256 is not c8293b0d"),
+])
+def test_a_file_that_is_not_the_ratings_is_refused_naming_what_is_wrong(tmp_path, monkeypatch, content, wrong):
+    path = write_fake(tmp_path, monkeypatch, content)
+    with pytest.raises(ValueError, match=rf"{path} is not the movie-review ratings file: {wrong}.*Fetch it again "
+                                         rf"\(it replaces the file\): .*fetch_reviews\(\)"):
+        load_reviews("train", fetch=False)
+
+
+def test_a_real_file_cut_short_is_refused_not_split_differently(tmp_path, monkeypatch):
+    lines = reviews_path().read_bytes().splitlines(keepends=True)
+    write_fake(tmp_path, monkeypatch, b"".join(lines[:3000]))
+    with pytest.raises(ValueError, match="it has 3,000 lines, not 10,605"):
+        load_reviews("test", fetch=False)
+
+
+def test_fetch_keeps_a_good_file_without_downloading(tmp_path, monkeypatch):
+    write_fake(tmp_path, monkeypatch, reviews_path().read_bytes())
+    monkeypatch.setattr(sentiment_data.subprocess, "run", lambda *a, **k: pytest.fail("no download was needed"))
+    assert sentiment_data.fetch_reviews() == tmp_path / sentiment_data.REVIEWS_FILE
+
+
+def test_a_subset_never_silently_returns_fewer(splits):
+    assert len(splits["test"].subset(10)) == 10
+    for size in (0, -5, 2000, 2.5):
+        with pytest.raises(ValueError, match=rf"size must be an integer in \[1, 1008\], got {size} \(this split has 1,008"):
+            splits["test"].subset(size)

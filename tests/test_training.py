@@ -44,8 +44,8 @@ def test_the_loop_serves_any_task():
 
 
 @pytest.mark.parametrize("steps, warmup, batch_count, message", [
-    (0, 0, 10, "steps must be at least 1, got 0"),
-    (5, 6, 10, r"warmup_steps must be between 0 and steps \(5\), got 6"),
+    (0, 0, 10, "steps must be an integer >= 1, got 0"),
+    (5, 6, 10, r"warmup_steps must be an integer in \[0, 5\], got 6 \(0 to steps = 5\)"),
     (5, 0, 2, "batches ran out after 2 of 5 steps")])
 def test_bad_training_arguments_are_named(steps, warmup, batch_count, message):
     batches = [torch.ones(1, 1)] * batch_count
@@ -83,3 +83,14 @@ def test_the_saved_model_translates_unseen_dates():
     model = Transformer.from_pretrained(DATES_MODEL_DIR)
     assert exact_match(model, date_pairs(300, "held_out", seed=11), vocab) >= 0.98
     assert translate(model, ["Friday, December 31, 1999"], vocab) == ["1999-12-31"]
+
+
+def test_a_negative_learning_rate_and_a_diverging_loss_are_named():
+    batches = [torch.ones(1, 1)] * 3
+    with pytest.raises(ValueError, match="peak_lr must be a finite number > 0, got -0.01"):
+        train(nn.Linear(1, 1), batches, lambda m, b: m(b).sum(), 3, peak_lr=-0.01, warmup_steps=0, progress=False)
+    with pytest.raises(ValueError, match=r"max_grad_norm must be a finite number > 0, got 0 \(or None"):
+        train(nn.Linear(1, 1), batches, lambda m, b: m(b).sum(), 3, warmup_steps=0, max_grad_norm=0, progress=False)
+    with pytest.raises(ValueError, match=r"the loss is nan at step 1: training has diverged"):
+        train(nn.Linear(1, 1), [torch.ones(1, 1), torch.full((1, 1), float("nan"))], lambda m, b: m(b).sum(), 2,
+              warmup_steps=0, progress=False)

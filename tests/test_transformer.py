@@ -186,7 +186,7 @@ def test_weights_that_do_not_fit_the_config_are_a_clear_error(tmp_path):
     tiny_model().float().save_pretrained(tmp_path)
     config = (tmp_path / "config.json").read_text().replace('"num_decoder_layers": 2', '"num_decoder_layers": 3')
     (tmp_path / "config.json").write_text(config)
-    with pytest.raises(ValueError, match=r"does not fit config.json: missing \['decoder.layers.2"):
+    with pytest.raises(ValueError, match=r"model.safetensors does not fit config.json: missing weights \['decoder.layers.2"):
         Transformer.from_pretrained(tmp_path)
 
 
@@ -201,7 +201,7 @@ def test_greedy_decode_max_length_beyond_the_positions_names_max_length(batch):
         greedy_decode(model, batch[0], max_length=65)
     assert greedy_decode(forced_model(7), batch[0], max_length=64).shape == (3, 64)  # the limit itself works
     for bad in (0, -1, 2.5):
-        with pytest.raises(ValueError, match=rf"max_length must be a positive integer, got {bad}"):
+        with pytest.raises(ValueError, match=rf"max_length must be an integer >= 1, got {bad}"):
             greedy_decode(model, batch[0], max_length=bad)
 
 
@@ -246,3 +246,13 @@ def test_generation_and_empty_targets_are_named(batch):
         greedy_decode(model, batch[0][0])
     with pytest.raises(TypeError, match=r"src_mask must be a \(B, T\) tensor \(True = real token\), got list"):
         model(batch[0], batch[1], [[1] * 9] * 3)
+
+
+def test_greedy_decode_refuses_nan_logits_and_an_all_padding_source(batch):
+    model = tiny_model()
+    with pytest.raises(ValueError, match=r"row\(s\) \[1\] of src_mask are all padding"):
+        greedy_decode(model, batch[0], torch.stack([batch[2][0], torch.zeros_like(batch[2][1]), batch[2][2]]))
+    with torch.no_grad():
+        model.lm_head.weight[4] = float("nan")
+    with pytest.raises(ValueError, match=r"logits hold NaN, \+inf, or only -inf in row\(s\) \[0, 1, 2\]"):
+        greedy_decode(model, batch[0], batch[2], max_length=5)

@@ -5,8 +5,8 @@ import pytest
 import torch
 from transformers import ViTConfig, ViTForImageClassification
 
-from anatomy.vit import (PatchEmbedding, VisionTransformer, VisionTransformerConfig, image_to_patches,
-                         load_hf_vit_weights)
+from anatomy.vit import PatchEmbedding, VisionTransformer, VisionTransformerConfig, image_to_patches
+from anatomy.vit_weights import load_hf_vit_weights
 
 
 def tiny_hf_config(**overrides):
@@ -86,3 +86,15 @@ def test_missing_config_field():
     incomplete = SimpleNamespace(**vars(VisionTransformerConfig()) | {"patch_size": None})
     with pytest.raises(ValueError, match=r"missing field\(s\) \['patch_size'\]"):
         VisionTransformer(incomplete)
+
+
+@pytest.mark.parametrize("overrides, message", [
+    ({"hidden_size": 30}, r"hidden_size \(30\) must be divisible by num_attention_heads \(4\)"),
+    ({"num_labels": 0}, "config field num_labels must be an integer >= 1, got 0"),
+    ({"layer_norm_eps": -1.0}, "layer_norm_eps must be a finite number > 0, got -1.0"),
+    ({"hidden_act": "tanh"}, r"hidden_act must be one of .*got 'tanh'"),
+    ({"attention_probs_dropout_prob": -0.1}, "attention_probs_dropout_prob must be a finite number >= 0 and <= 1"),
+])
+def test_a_config_out_of_range_is_refused_where_it_is_made(overrides, message):
+    with pytest.raises(ValueError, match=message):
+        VisionTransformerConfig(**overrides)

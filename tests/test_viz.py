@@ -98,3 +98,29 @@ def test_neuron_model_matches_hugging_face(pretrained):
 def test_neuron_view_renders(pretrained):
     html = viz.neuron_view("the cat sat", "the dog ran").data
     assert "bertviz_params" in html and "anatomyWithRequire" in html
+
+
+def test_views_embed_the_models_weights_at_display_precision(attention):
+    """nbval does not compare the views' weight arrays (tests/nbval_sanitize.cfg): this test does,
+    against the model, within the 4 decimals the view keeps."""
+    attentions, tokens = attention
+    html = viz.head_view(attentions, tokens).data
+    embedded = json.loads(re.search(r'"attn": (\[[-+\d.e\[\], ]*\])', html).group(1))
+    expected = torch.stack([layer[0] for layer in attentions])  # (layers, H, T, T)
+    got = torch.tensor(embedded).reshape(expected.shape)
+    torch.testing.assert_close(got, expected, atol=1e-4, rtol=1e-3)
+    assert not torch.equal(got, expected), "the view should carry rounded weights, a third of the size"
+
+
+def test_views_refuse_attention_that_does_not_fit_the_tokens(attention):
+    attentions, tokens = attention
+    batch_of_two = tuple(layer.expand(2, -1, -1, -1) for layer in attentions)
+    with pytest.raises(ValueError, match=r"attention must be one \(1, H, Tq, Tk\) tensor per layer \(Tq = 7, Tk = 7, "
+                                         r"the numbers of tokens\), got \[\(2, 12, 7, 7\).*layer\[i:i \+ 1\]"):
+        viz.head_view(batch_of_two, tokens)
+    with pytest.raises(ValueError, match=r"attention must be one \(1, H, Tq, Tk\) tensor per layer \(Tq = 6"):
+        viz.model_view(attentions, tokens[:-1])
+    decoder = tuple(layer[..., :6, :6] for layer in attentions)
+    with pytest.raises(ValueError, match=r"cross_attention must be one \(1, H, Tq, Tk\) tensor per layer \(Tq = 6, Tk = 7"):
+        viz.head_view(encoder_attention=attentions, decoder_attention=decoder, cross_attention=attentions,
+                      encoder_tokens=tokens, decoder_tokens=tokens[:-1])

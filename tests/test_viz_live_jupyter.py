@@ -15,7 +15,6 @@ selenium is missing (apt-get install chromium chromium-driver; pip install selen
 """
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import socket
@@ -33,7 +32,6 @@ from tools.headless import find_chromium
 NOTEBOOKS = Path(__file__).parent.parent / "notebooks"
 VIEWS = {"03_attention.ipynb": 1, "04_multi_head_attention.ipynb": 2, "07_training.ipynb": 1}  # views per notebook
 RESTART_RUN_ALL = {"03_attention.ipynb", "04_multi_head_attention.ipynb"}  # 07 trains: one Run All is enough
-SAVE_WEIGHTS = "model.save_pretrained(DATES_MODEL_DIR)\n"  # in 07; the test's copy saves elsewhere
 CHROMEDRIVER = shutil.which("chromedriver")
 try:
     from selenium import webdriver
@@ -95,7 +93,6 @@ def server(request, tmp_path_factory):
     root = tmp_path_factory.mktemp(f"root_{request.param}")
     for name in VIEWS:
         shutil.copy(NOTEBOOKS / name, root / name)
-    keep_weights_here(root / "07_training.ipynb", root / "dates_transformer")
     home = Path(tempfile.mkdtemp(prefix="jupyter_home_"))
     env = {**os.environ, "JUPYTER_CONFIG_DIR": str(home / "config"), "JUPYTER_DATA_DIR": str(home / "data"),
            "JUPYTER_RUNTIME_DIR": str(home / "runtime"), "JUPYTER_PLATFORM_DIRS": "1"}
@@ -125,15 +122,6 @@ def server(request, tmp_path_factory):
     process.wait(timeout=30)
     log.close()
     shutil.rmtree(home, ignore_errors=True)
-
-
-def keep_weights_here(notebook: Path, folder: Path) -> None:
-    """Make the copy of 07 save its trained weights in `folder`, not in the package's data."""
-    content = json.loads(notebook.read_text())
-    cells = [cell for cell in content["cells"] if "".join(cell["source"]).startswith(SAVE_WEIGHTS)]
-    assert len(cells) == 1, f"07 should have one cell starting {SAVE_WEIGHTS!r}; found {len(cells)}"
-    cells[0]["source"] = f"import pathlib\nDATES_MODEL_DIR = pathlib.Path({str(folder)!r})\n" + "".join(cells[0]["source"])
-    notebook.write_text(json.dumps(content))
 
 
 def page_url(front_end: str, base: str, notebook: str) -> str:

@@ -10,13 +10,20 @@ What used to change from one run to the next, and what keeps it out of the file:
 - cell timings: not recorded;
 - BertViz view ids: anatomy.viz derives them from the view's content;
 - last digits that depend on the machine's core count: the kernel runs on one thread, as under
-  `make test` (see conftest.py).
+  `make test` (see conftest.py);
+- last digits that depend on the CPU (another machine, or `make test-portable`'s settings): a cell
+  whose new outputs are the same as the committed ones under tools/outputs.py's comparison (nbval's
+  sanitizers applied; figures the same to the eye) keeps the committed ones. A `# NBVAL_IGNORE_OUTPUT`
+  cell (text sampled from a model trained on this CPU) keeps its committed outputs when every
+  compared cell of its notebook did: then nothing but the CPU changed. `--refresh` (make notebooks
+  REFRESH=1) writes every new output.
 The kernel talks over socket files (tools/kernels.py), so `make notebooks -j` can start many at once.
 Timings printed by a cell still change the file: print them in `make bench`, not in a notebook.
 """
 from __future__ import annotations
 
 import argparse
+import copy
 import hashlib
 import os
 from pathlib import Path
@@ -27,6 +34,7 @@ from nbclient import NotebookClient
 from nbconvert.preprocessors import CoalesceStreamsPreprocessor
 
 from tools.kernels import ipc_kernel_manager
+from tools.outputs import IGNORE_OUTPUT, same_cell_outputs
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 os.environ["OMP_NUM_THREADS"] = os.environ["MKL_NUM_THREADS"] = "1"  # inherited by the kernel
@@ -41,16 +49,35 @@ def fix_widget_ids(notebook: nbformat.NotebookNode, name: str) -> None:
                 view["model_id"] = hashlib.sha1(f"{name}:{cell_index}:{output_index}".encode()).hexdigest()[:32]
 
 
-def execute(path: Path, output: Path | None = None, timeout: int = 900) -> nbformat.NotebookNode:
-    """Run every cell of `path` with its folder as working directory; write to `output` (default: in place)."""
+def keep_committed(notebook: nbformat.NotebookNode, committed: list[tuple[str, list]]) -> None:
+    """Put back the committed outputs of cells whose new outputs are the same (module docstring)."""
+    cells = [(cell, outputs) for cell, (source, outputs) in zip(notebook.cells, committed)
+             if cell.cell_type == "code" and cell.source == source]
+    compared = [(cell, outputs) for cell, outputs in cells if IGNORE_OUTPUT not in cell.source]
+    same = [(cell, outputs) for cell, outputs in compared if same_cell_outputs(outputs, cell.outputs)]
+    for cell, outputs in same:
+        cell.outputs = outputs
+    every_code_cell_kept = len(same) == sum(IGNORE_OUTPUT not in c.source for c in notebook.cells if c.cell_type == "code")
+    if every_code_cell_kept:
+        for cell, outputs in cells:
+            if IGNORE_OUTPUT in cell.source and outputs:
+                cell.outputs = outputs
+
+
+def execute(path: Path, output: Path | None = None, timeout: int = 900, refresh: bool = False) -> nbformat.NotebookNode:
+    """Run every cell of `path` with its folder as working directory; write to `output` (default: in place).
+    Unless `refresh`, outputs the same as the committed ones keep their committed bytes."""
     path = Path(path)
     notebook = nbformat.read(path, as_version=4)
+    committed = [(cell.source, copy.deepcopy(cell.get("outputs", []))) for cell in notebook.cells]
     kernel = ipc_kernel_manager(AsyncKernelManager, kernel_name=notebook.metadata.kernelspec.name)
     NotebookClient(notebook, km=kernel, timeout=timeout, record_timing=False,
                    resources={"metadata": {"path": str(path.parent.resolve())}}).execute(cleanup_kc=True)
     notebook, _ = CoalesceStreamsPreprocessor().preprocess(notebook, {})
     notebook.metadata.pop("widgets", None)  # the widget state: elapsed times
     fix_widget_ids(notebook, path.name)
+    if not refresh:
+        keep_committed(notebook, committed)
     nbformat.write(notebook, output or path)
     return notebook
 
@@ -59,8 +86,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("notebook", type=Path)
     parser.add_argument("--output", type=Path, help="where to write the executed notebook (default: in place)")
+    parser.add_argument("--refresh", action="store_true", help="write every new output, even the same ones")
     args = parser.parse_args()
-    execute(args.notebook, args.output)
+    execute(args.notebook, args.output, refresh=args.refresh)
 
 
 if __name__ == "__main__":

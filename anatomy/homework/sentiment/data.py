@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import random
 
-from anatomy.sentiment import SentimentBatch, batches_by_length, pad_batch, tokenize
+from anatomy.sentiment_batches import SentimentBatch, batches_by_length, pad_batch, tokenize
 from anatomy.sentiment_data import load_reviews
 
 STEPS, BATCH_SIZE, MAX_LENGTH, TEST_SENTENCES = 64, 16, 40, 200
