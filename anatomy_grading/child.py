@@ -32,9 +32,15 @@ def confine(setup: dict) -> None:
     if setup["mounts"]:  # root in a fresh mount namespace: what the child must not see disappears
         mount = lambda *args: subprocess.run(["mount", *args], check=True, capture_output=True)  # noqa: E731
         mount("--make-rprivate", "/")
-        for path in ("/tmp", "/dev/shm"):
-            if os.path.isdir(path):
-                mount("-t", "tmpfs", "-o", "size=1g,mode=1777", "tmpfs", path)
+        for path in ("/dev/shm", "/tmp"):  # fresh; what the interpreter needs under /tmp (a venv) is kept
+            stash = [f"/dev/shm/.keep{i}" for i in range(len(setup["keep"]))] if path == "/tmp" else []
+            for kept, place in zip(setup["keep"], stash):
+                os.makedirs(place)
+                mount("--bind", kept, place)
+            mount("-t", "tmpfs", "-o", "size=1g,mode=1777", "tmpfs", path)
+            for kept, place in zip(setup["keep"], stash):
+                os.makedirs(kept, exist_ok=True)
+                mount("--move", place, kept)
         for number, (blocked, needed) in enumerate(setup["expose"].items()):  # an unreadable folder with
             stash = [f"/tmp/.expose{number}-{i}" for i in range(len(needed))]  # the interpreter inside
             for path, place in zip(needed, stash):

@@ -25,8 +25,10 @@ from anatomy_grading import sandbox, wire
 SHIPPED = ("wire", "shipping", "tripwires", "poison", "stubs", "handles", "child")  # the modules the child runs, sent as source
 
 
-class ChildFailed(Exception):
-    """The child did not answer: it timed out, died or broke the protocol (the message says which)."""
+class ChildFailed(BaseException):
+    """The child did not answer: it timed out, died or broke the protocol (the message says which).
+    A BaseException, so that a check's `except Exception` (which turns a student's crash into
+    feedback) lets it through to the grader, which scores the question 0 and starts a fresh child."""
 
 
 class Child:
@@ -59,6 +61,8 @@ class Child:
 
     def request(self, message: dict, tensors: dict[str, torch.Tensor], timeout: float) -> tuple[dict, dict]:
         deadline = time.monotonic() + timeout
+        if self.process.poll() is not None or self.process.stdin.closed:
+            self.fail("stopped")
         data = memoryview(wire.pack(message, tensors))
         fd = self.process.stdin.fileno()
         while data:

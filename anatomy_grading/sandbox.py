@@ -76,7 +76,7 @@ def needed_paths() -> tuple[Path, ...]:
 def plan(hide: list[Path], slot: int, cpu_seconds: int) -> dict:
     """The confinement part of the child's setup, and the words for what holds."""
     options, root = namespaces(), os.geteuid() == 0
-    mounts = "--mount" in options
+    mounts = "--mount" in options and os.path.isdir("/dev/shm")  # /dev/shm: a stash while /tmp is replaced
     needed = needed_paths()
     expose: dict[str, list[str]] = {}
     if mounts and root:
@@ -84,13 +84,15 @@ def plan(hide: list[Path], slot: int, cpu_seconds: int) -> dict:
             if (blocked := blocked_ancestor(path)) is not None and not any(n in path.parents for n in needed):
                 expose.setdefault(str(blocked), []).append(str(path))
     hidden = [str(p) for p in hide if p.exists() and not any(n == p or p in n.parents for n in needed)]
+    tmp = [p for p in needed if Path("/tmp") in p.parents]  # e.g. a venv under /tmp: kept in the fresh /tmp
+    keep = [str(p) for p in tmp if not any(n in p.parents for n in tmp)]
     held = ["environment without secrets", "private working folder", "resource limits", "wall-clock limit per call"]
     held += [f"its own uid ({FIRST_UID + slot})"] if root else []
     held += ["no network (network namespace)"] if "--net" in options else []
     held += ["pid and IPC namespaces"] if "--pid" in options else []
     held += [f"mount namespace hiding {len(hidden)} paths, fresh /tmp"] if mounts else []
     limits = LIMITS | {"RLIMIT_CPU": cpu_seconds} | ({"RLIMIT_NPROC": 512} if root else {})
-    return {"mounts": mounts, "hide": hidden, "expose": expose, "uid": FIRST_UID + slot if root else None,
+    return {"mounts": mounts, "hide": hidden, "keep": keep, "expose": expose, "uid": FIRST_UID + slot if root else None,
             "limits": limits, "work": "/tmp/grading" if mounts else None, "held": held, "prefix": list(options)}
 
 

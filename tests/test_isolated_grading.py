@@ -59,13 +59,13 @@ try:  # issue route 4: otter's results marked as passed
 except Exception as error:
     print("no otter here:", error)
 """
-OBFUSCATED = 'getattr(F, "scaled_dot_" + "product_attention")'
+OBFUSCATED = 'getattr(torch.nn.functional, "scaled_dot_" + "product_attention")'
 PREAMBLE = "import math, torch, anatomy\nimport torch.nn.functional as F\nfrom torch import nn\n"
 IN_CHILD = [  # (words in the feedback, the route, as a masked_cross_attention): each refused at run time
     ("uses F.scaled_dot_product_attention", "import functools\n"
-     f"def masked_cross_attention(q, k, v, key_mask):\n    sdpa = functools.partial({OBFUSCATED}, q)\n"
+     f"def masked_cross_attention(q, k, v, key_mask):\n    attend = functools.partial({OBFUSCATED}, q)\n"
      "    w = torch.softmax((q @ k.transpose(-2, -1)).masked_fill(~key_mask[:, None, :], float('-inf')), -1)\n"
-     "    return sdpa(k, v, key_mask[:, None, :]), w\n"),
+     "    return attend(k, v, key_mask[:, None, :]), w\n"),
     ("uses F.scaled_dot_product_attention", "def masked_cross_attention(q, k, v, key_mask):\n"
      f"    out = list(map({OBFUSCATED}, [q], [k], [v], [key_mask[:, None, :]]))[0]\n    return out, None\n"),
     ("uses torch.ops.aten._scaled_dot_product_attention_math", "def masked_cross_attention(q, k, v, key_mask):\n"
@@ -102,28 +102,28 @@ LIBRARY = [  # (question, words in its feedback, the route): graded end to end, 
      "        def work():\n            box.append(getattr(nn, 'Multihead' + 'Attention')(x.size(-1), self.num_heads, batch_first=True)(x, memory, memory))\n"
      "        thread = threading.Thread(target=work)\n        thread.start()\n        thread.join()\n        return box[0]\n"),
     ("q4", "uses anatomy.TransformerDecoderLayer", "import threading\nclass MyDecoderLayer(MyDecoderLayer):\n"
+     "    def __init__(self, config):\n        super().__init__(config)\n        self.settings = config\n\n"
      "    def forward(self, x, memory, self_mask=None, memory_mask=None, need_weights=True):\n"
-     "        box, layer = [], getattr(anatomy, 'TransformerDecoder' + 'Layer')(self.config)\n"
+     "        box, layer = [], getattr(anatomy, 'Transformer' + 'Decoder' + 'Layer')(self.settings)\n"
      "        thread = threading.Thread(target=lambda: box.append(layer(x, memory, self_mask, memory_mask)))\n"
      "        thread.start()\n        thread.join()\n        return box[0]\n"),
-    ("q4", "your answer uses TransformerDecoderLayer", "class MyDecoderLayer(anatomy.TransformerDecoderLayer):\n    pass\n"),
     ("q4", "must return (x, self-attention weights, cross-attention weights)", "import importlib\n"
      "reference = importlib.import_module('anatomy.home' + 'work.cross_attention.variants')\n"
      "class MyDecoderLayer(MyDecoderLayer):\n    def forward(self, x, memory, self_mask=None, memory_mask=None, need_weights=True):\n"
      "        return reference.decoder_layer(self, x, memory, self_mask, memory_mask, None)\n"),
+    ("q4", "your answer uses TransformerDecoderLayer", "class MyDecoderLayer(anatomy.TransformerDecoderLayer):\n    pass\n"),
     ("q5", "is a Wrapper, not your MyDecoderLayer", "class Wrapper(torch.nn.Module):\n    def __init__(self, inner):\n"
      "        super().__init__()\n        self.inner = inner\n\n    def forward(self, *args, **kwargs):\n"
      "        return self.inner(*args, **kwargs)\n\n\ndef swap_in(model):\n"
      "    for i, old in enumerate(model.decoder.layers):\n        model.decoder.layers[i] = Wrapper(old)\n    return model\n"),
-    ("q5", "must return (x, self-attention weights, cross-attention weights)", "import importlib\n"
-     "reference = importlib.import_module('anatomy.home' + 'work.cross_attention.variants')\n"
-     "class MyDecoderLayer(MyDecoderLayer):\n    def forward(self, x, memory, self_mask=None, memory_mask=None, need_weights=True):\n"
-     "        return reference.decoder_layer(self, x, memory, self_mask, memory_mask, None)\n"),
 ]
+ALSO = {  # routes that cost another question too, with the words there: swap_in puts the library layer in the model
+    "your answer uses TransformerDecoderLayer": ("q5", "subclasses anatomy.TransformerDecoderLayer")}
 NAMED = [  # (question, the name in the feedback of its public and hidden case, the mistake)
     ("q1", "forgot the 1/√d scaling", "def cross_attention_scores(q, k):\n    return q @ k.transpose(-2, -1)\n"),
     ("q2", "filled the padded scores with 0 instead of -inf", "def masked_cross_attention(q, k, v, key_mask):\n"
-     "    w = torch.softmax(cross_attention_scores(q, k).masked_fill(~key_mask[:, None, :], 0), -1)\n    return w @ v, w\n"),
+     "    scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))  # not q1's: its mistake is another play\n"
+     "    w = torch.softmax(scores.masked_fill(~key_mask[:, None, :], 0), -1)\n    return w @ v, w\n"),
     ("q3", "scaled by √D, the model width, instead of √(D/H)", "class CrossAttention(CrossAttention):\n"
      "    def forward(self, x, memory, key_mask=None):\n        b, t, d = x.shape\n"
      "        split = lambda s: s.view(b, s.size(1), self.num_heads, d // self.num_heads).transpose(1, 2)\n"
@@ -224,8 +224,12 @@ def test_library_attention_and_the_graders_own_code_score_zero_on_their_question
     i, group = next((i, g) for i, g in enumerate(groups(LIBRARY)) if g.get(question, ("",))[0] == words)
     entry = by_question(graded[0][f"library_{i}"])[question]
     assert entry["score"] == 0 and words in entry["output"], entry
-    for other in set(FULL) - set(group):  # a route costs only its own question
+    also = {q: w for plays in group.values() for q, w in [ALSO.get(plays[0], (None, None))] if q}
+    for other in set(FULL) - set(group) - set(also):  # a route costs only its own question (and ALSO's)
         assert by_question(graded[0][f"library_{i}"])[other]["score"] == FULL[other], (other, group.keys())
+    for other, other_words in also.items():
+        assert by_question(graded[0][f"library_{i}"])[other]["score"] == 0, (other, group.keys())
+        assert other_words in by_question(graded[0][f"library_{i}"])[other]["output"], (other, group.keys())
 
 
 @pytest.fixture(scope="module")

@@ -32,7 +32,7 @@ def check_translations(swap_in, layer_class=None, cross_attention_class=None, co
     with stand_in(layer_class, cross_attention_class, KnownGoodCrossAttention) if wrong_cross else contextlib.nullcontext():
         model = run_own_layer(swap_in, model)  # a wrong CrossAttention (say, without biases) cannot break the swap
     if model is None:
-        raise Feedback("swap_in returned None: it must return the model it changed (end it with `return model`)",
+        raise Feedback("swap_in forgot to return the model: it returned None; end it with `return model`",
                        "swap_in forgot to return the model")
     layers = getattr(getattr(model, "decoder", None), "layers", [])
     for i, layer in enumerate(layers):
