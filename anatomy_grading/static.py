@@ -24,6 +24,7 @@ DYNAMIC = {"getattr", "setattr", "delattr", "globals", "vars", "locals", "eval",
            "_getframe", "__dict__", "__code__", "__globals__", "__builtins__", "__subclasses__", "__closure__",
            "builtins", "marshal", "pickle", "dill", "socket", "open", "library", "ops", "_C", "setprofile",
            "settrace", "system", "modules", "f_back", "f_globals", "tb_frame"}
+BUILTINS_ONLY = {"eval", "exec", "compile", "open", "vars", "globals", "locals", "getattr", "setattr", "delattr"}
 GRADING_INTERNALS = {"anatomy_grading", "mistakes", "variants", "substitutes", "model_checks", "run_checks", "diagnosis",
                      "reference_predict", "reference_training_step", "KnownGoodCrossAttention", "translations"}
 
@@ -92,6 +93,13 @@ def words(tree: ast.AST) -> list[str]:
     return found
 
 
+def dynamic(tree: ast.AST) -> Counter:
+    """The DYNAMIC words of the code; BUILTINS_ONLY ones not as an attribute (model.eval() is not eval)."""
+    found = Counter(w for w in words(tree) if w in DYNAMIC)
+    found.subtract(n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr in BUILTINS_ONLY)
+    return +found
+
+
 def answer_code(statements: list[tuple[int, ast.stmt]], symbols: set[str]) -> list[tuple[int, ast.stmt]]:
     """The student's top-level statements that define `symbols`, and those defining the names they
     use, transitively: the code a question's answer runs."""
@@ -109,9 +117,9 @@ def review(cells: list[str], template: list[str], questions: dict[str, dict]) ->
     mine = {i: c for i, c in enumerate(cells) if normalized(c) not in known}
     trees = {i: t for i, c in mine.items() if (t := parsed(c)) is not None}
     flags = [f"cell {i} does not parse as Python" for i in mine if i not in trees]
-    expected = Counter(w for t in template if (tree := parsed(t)) for w in words(tree) if w in DYNAMIC)
-    used = Counter(w for c in cells if (tree := parsed(c)) for w in words(tree) if w in DYNAMIC)
-    flags += [f"cell {i} uses {w}" for i, tree in trees.items() for w in sorted(set(words(tree)) & DYNAMIC)
+    expected = sum((dynamic(tree) for t in template if (tree := parsed(t))), Counter())
+    used = sum((dynamic(tree) for c in cells if (tree := parsed(c))), Counter())
+    flags += [f"cell {i} uses {w}" for i, tree in trees.items() for w in sorted(dynamic(tree))
               if used[w] > expected[w]]  # more than the template's own (its setup cell reads sys.modules)
     if sum(len(c) for c in cells) > LARGE_CODE:
         flags.append(f"the notebook holds {sum(len(c) for c in cells):,} characters of code (data or weights inside?)")

@@ -29,6 +29,13 @@ class Stub:
         return "<not available in the grader>"
 
 
+def module_attribute(name: str) -> Stub:
+    """A stub module's attributes: stubs, but no dunders (inspect.getmodule asks every module for __file__)."""
+    if name.startswith("__"):
+        raise AttributeError(name)
+    return Stub()
+
+
 class StubFinder:
     """Serves an empty module for every name under `roots` that is not already loaded."""
 
@@ -44,7 +51,7 @@ class StubFinder:
 
     def create_module(self, spec):
         module = types.ModuleType(spec.name)
-        module.__path__, module.__getattr__ = [], lambda name: Stub()
+        module.__path__, module.__getattr__ = [], module_attribute
         return module
 
     def exec_module(self, module) -> None:

@@ -69,6 +69,8 @@ def test_dynamic_constructs_beyond_the_templates_own_are_flagged_for_review():
     assert flags == ["cell 3 uses getattr", "cell 3 uses modules"], flags
     completed = TEMPLATE[:2] + [TEMPLATE[2] + "\ny = x * 2"]  # the student's own cell, with the template's getattr
     assert static.review(completed, TEMPLATE, RULES) == ({}, []), "the template's own getattr is not flagged"
+    methods = static.review(TEMPLATE + ["model = torch.nn.Linear(2, 2)\nmodel.eval()", "out = eval('1')"], TEMPLATE, RULES)
+    assert methods[1] == ["cell 4 uses eval"], "model.eval() is a method, not the builtin eval"
 
 
 def test_grader_cells_and_ipython_lines_never_reach_the_child(tmp_path):
