@@ -17,6 +17,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from anatomy.encoder import TransformerEncoder
 from anatomy.homework import sentiment as hw
 from anatomy.training import train
 from grading_helpers import ONE_THREAD, assign, assign_script, by_question, check_assigned, submission
@@ -244,6 +245,8 @@ def run_verdicts():
             runner.close()
         return verdicts
     plays = list(enumerate(RUN_PLAYS))
+    TransformerEncoder.from_pretrained()  # transformers' lazy imports, once: two threads importing at once can fail
+    hw.data.bundled_tokenizer()
     with ThreadPoolExecutor(2) as pool:
         found = {}
         for verdicts in pool.map(play, [plays[0::2], plays[1::2]]):

@@ -135,7 +135,8 @@ def check_training_step(classifier_class, seed: int, size: int = 4, tokens: int 
     if not torch.is_tensor(got) or got.dim() != 0:
         raise Feedback(f"training_step must return one scalar tensor, got {getattr(got, 'shape', type_of(got).__name__)}")
     if not got.requires_grad:
-        raise Feedback("the loss does not require grad, so nothing can learn: compute it with autograd on")
+        raise Feedback("the loss does not require grad, so nothing can learn: compute it with autograd on",
+                       "the loss does not require grad")
     with torch.no_grad():
         logits, labels = logits_from(encoder, classifier.head, data), data.labels.float()
         expected = F.binary_cross_entropy_with_logits(logits, labels)
