@@ -65,8 +65,9 @@ def explain_miss(accuracy: float, bar: float, losses: list[float], mine, before:
     missed = f"test accuracy {accuracy:.1%}, below the required {bar:.0%}"
     growth = gradient_growth(classifier, mine, last_batch)
     if growth is not None and growth > GROWTH:
-        raise Feedback(f"gradients accumulate: the head's gradient after the run is {growth:.0f} times one batch's, so every "
-                       f"step added its gradient to all the earlier ones; call optimizer.zero_grad() each step ({missed})",
+        raise Feedback(f"no optimizer.zero_grad(): gradients accumulate: the head's gradient after the run is {growth:.0f} "
+                       f"times one batch's, so every step added its gradient to all the earlier ones; call "
+                       f"optimizer.zero_grad() each step ({missed})",
                        "no optimizer.zero_grad(): gradients accumulate")
     _, relative = encoder_change(mine, before)
     first, last = (sum(losses[:8]) / 8, sum(losses[-8:]) / 8) if len(losses) >= 16 else (math.nan, math.nan)
