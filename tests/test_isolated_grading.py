@@ -280,6 +280,24 @@ def test_solution_earns_full_marks_from_a_wheel_outside_the_repo(assigned, wheel
     assert scores(results["subs"]) == FULL, results
 
 
+def test_the_gradescope_command_grades_a_folder_laid_out_like_autograder(assigned, tmp_path):
+    """What the zip's run_autograder runs: source/ holds the plan, submission/ the notebook; results.json."""
+    import json
+    import os
+    import subprocess
+    import sys
+    import zipfile
+    with zipfile.ZipFile(next((assigned / "autograder").glob("*.zip"))) as archive:
+        archive.extract("grading_plan.json", tmp_path / "source")
+    (tmp_path / "submission").mkdir()
+    (tmp_path / "submission" / "mine.ipynb").write_bytes((assigned / "autograder" / NAME).read_bytes())
+    subprocess.run([sys.executable, "-m", "anatomy_grading", "gradescope", tmp_path], check=True, capture_output=True,
+                   timeout=600, env=os.environ | {"OMP_NUM_THREADS": "1"})
+    results = json.loads((tmp_path / "results" / "results.json").read_text())
+    assert scores(results) == FULL and results["score"] == 15, results
+    assert all(t["name"].startswith("q") and "visibility" in t for t in results["tests"]), results["tests"]
+
+
 def test_committed_student_version_has_stubs_public_tests_and_no_solutions_or_hidden_tests():
     text = (ROOT / "notebooks" / NAME).read_text() + (ROOT / "notebooks" / NAME).with_suffix(".py").read_text()
     assert 'raise NotImplementedError(\\"Question 3: CrossAttention.forward\\")' in text
