@@ -46,6 +46,7 @@ def main() -> None:
     one.add_argument("-o", "--out", type=Path, default=Path("grading_results"))
     one.add_argument("-j", "--jobs", type=int, default=0, help="children at once (default: one per core)")
     one.add_argument("--call-timeout", type=float, default=None, help="seconds per call (default: the homework's)")
+    one.add_argument("--cell-timeout", type=float, default=None, help="seconds per notebook cell (default: 120)")
     one.add_argument("submissions", type=Path, nargs="+")
     scope = commands.add_parser("gradescope", help="grade on Gradescope (run_autograder calls this)")
     scope.add_argument("root", type=Path, nargs="?", default=Path("/autograder"))
@@ -57,7 +58,7 @@ def main() -> None:
     if args.command == "grade":
         from anatomy_grading.batch import grade_folder
 
-        grade_folder(args.autograder, args.submissions, args.out, args.jobs, args.call_timeout)
+        grade_folder(args.autograder, args.submissions, args.out, args.jobs, args.call_timeout, args.cell_timeout)
     elif args.command == "gradescope":
         gradescope(args.root)
     else:

@@ -38,13 +38,14 @@ def take_slot(slots) -> None:
     _slot = slots.get()
 
 
-def grade_one(notebook: Path, plan: Path, threads: int, call_timeout: float | None):
+def grade_one(notebook: Path, plan: Path, threads: int, call_timeout: float | None, cell_timeout: float | None):
     from anatomy_grading.grader import grade
 
-    return grade(notebook, plan, slot=_slot, threads=threads, call_timeout=call_timeout)
+    return grade(notebook, plan, slot=_slot, threads=threads, call_timeout=call_timeout, cell_timeout=cell_timeout)
 
 
-def grade_folder(autograder: Path, paths: list[Path], out: Path, jobs: int = 0, call_timeout: float | None = None) -> None:
+def grade_folder(autograder: Path, paths: list[Path], out: Path, jobs: int = 0, call_timeout: float | None = None,
+                 cell_timeout: float | None = None) -> None:
     """Grade every notebook under `paths`, `jobs` at a time (default: one per core), into `out`."""
     from tqdm import tqdm
 
@@ -61,7 +62,7 @@ def grade_folder(autograder: Path, paths: list[Path], out: Path, jobs: int = 0, 
             slots.put(slot)
         results = {}
         with ProcessPoolExecutor(workers, mp_context=context, initializer=take_slot, initargs=(slots,)) as pool:
-            futures = {pool.submit(grade_one, path, plan, threads, call_timeout): name for name, path in students.items()}
+            futures = {pool.submit(grade_one, path, plan, threads, call_timeout, cell_timeout): name for name, path in students.items()}
             for future in tqdm(as_completed(futures), total=len(futures), desc="grading", unit="notebook", file=sys.stdout):
                 name = futures[future]
                 results[name] = future.result()

@@ -49,8 +49,9 @@ def hidden_paths(extra: list[Path]) -> list[Path]:
 class Runner:
     """The child of one group, started on demand with the notebook's cells run in it."""
 
-    def __init__(self, group: plans.Group, cells: list[str], result: Result, slot: int, threads: int, hide: list[Path]):
-        self.group, self.cells, self.result = group, cells, result
+    def __init__(self, group: plans.Group, cells: list[str], result: Result, slot: int, threads: int, hide: list[Path],
+                 cell_timeout: float = CELL_TIMEOUT):
+        self.group, self.cells, self.result, self.cell_timeout = group, cells, result, cell_timeout
         self.setup = {"threads": threads, "policy": group.policy, "preload": list(group.preload),
                       "substitutes": [[m, Path(importlib.import_module(m).__file__).read_text()] for m in group.substitutes]}
         self.confinement = sandbox.plan(hide, slot, CPU_SECONDS)
@@ -67,7 +68,7 @@ class Runner:
                 if index in self.skipped:
                     continue
                 try:
-                    session.send("exec", timeout=CELL_TIMEOUT, source=source, index=index)
+                    session.send("exec", timeout=self.cell_timeout, source=source, index=index)
                 except ChildFailed as failure:
                     self.result.log.append(f"cell {index} {failure}: left out of the next run")
                     self.skipped.add(index)
@@ -86,7 +87,7 @@ class Runner:
 
 
 def grade(notebook: Path, plan_path: Path, slot: int = 0, threads: int = 1, hide: list[Path] = (),
-          call_timeout: float | None = None) -> Result:
+          call_timeout: float | None = None, cell_timeout: float | None = None) -> Result:
     start, result = time.perf_counter(), Result()
     plan, homework = plans.load(plan_path)
     try:
@@ -97,8 +98,8 @@ def grade(notebook: Path, plan_path: Path, slot: int = 0, threads: int = 1, hide
     checks = importlib.import_module(homework.module)
     for group in homework.groups:
         group = group if call_timeout is None else dataclasses.replace(group, call_timeout=call_timeout)
-        runner = Runner(group, cells, result, slot, threads,
-                        hidden_paths([Path(plan_path).parent, Path(notebook).resolve().parent, *hide]))
+        hidden = hidden_paths([Path(plan_path).parent, Path(notebook).resolve().parent, *hide])
+        runner = Runner(group, cells, result, slot, threads, hidden, cell_timeout or CELL_TIMEOUT)
         try:
             for question in group.questions:
                 grade_question(question, plan["questions"][question], zero.get(question), runner, checks, result)

@@ -55,12 +55,13 @@ def submission(notebook_path: Path, answers: dict[str, str], path: Path, plays: 
 
 
 def grade_folder(assigned: Path, folder: Path, out: Path, python: Path | str = sys.executable,
-                 call_timeout: float | None = None) -> dict[str, dict]:
+                 call_timeout: float | None = None, cell_timeout: float | None = None) -> dict[str, dict]:
     """The trusted grader's command on every notebook in `folder`: {student: results.json}; the
     gradebook, feedback and review report stay in `out`."""
     zip_path = next((assigned / "autograder").glob("*.zip"))
     command = [python, "-m", "anatomy_grading", "grade", "-a", zip_path, "-o", out, "-j", "2", folder]
     command += ["--call-timeout", str(call_timeout)] if call_timeout else []
+    command += ["--cell-timeout", str(cell_timeout)] if cell_timeout else []
     subprocess.run(command, check=True, capture_output=True, timeout=900, cwd=out.parent, env=os.environ | ONE_THREAD)
     return {path.stem: json.loads(path.read_text()) for path in (out / "results").glob("*.json")}
 

@@ -179,7 +179,7 @@ def graded(assigned, tmp_path_factory):
     for i, group in enumerate(groups(NAMED)):
         write(f"named_{i}", solution, {q: code for q, (_, code) in group.items()})
     out = tmp_path_factory.mktemp("graded") / "out"
-    return grade_folder(assigned, folder, out, call_timeout=10), out
+    return grade_folder(assigned, folder, out, call_timeout=10, cell_timeout=30), out
 
 
 def scores(results):
