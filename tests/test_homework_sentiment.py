@@ -149,6 +149,13 @@ hw.check_predict = hw.check_training_step = lambda *a, **k: None
 torch.allclose = lambda *a, **k: True
 sys.modules["anatomy.homework.senti" + "ment"] = types.SimpleNamespace()
 """
+SILENCED = {  # issue route 1: each stub silences stdout before it gives up (a check's feedback is printed)
+    "q1": "import io, sys\nclass SentimentClassifier(SentimentClassifier):\n    def __init__(self, encoder):\n"
+          "        sys.stdout = io.StringIO()\n        super().__init__(encoder)\n\n"
+          "    def predict(self, input_ids, attention_mask):\n        sys.stdout = io.StringIO()\n"
+          "        raise NotImplementedError('Question 2: predict')\n",
+    "q4": "def fine_tune_run(classifier, batches, steps):\n    sys.stdout = io.StringIO()\n"
+          "    raise NotImplementedError('Question 4: fine_tune_run')\n"}
 ROUTES = {  # the graders' reference code, and training on review data the grader never hands out
     "q2": "import importlib\nsubstitutes = importlib.import_module('anatomy.home' + 'work.sentiment.substitutes')\n"
           "class SentimentClassifier(SentimentClassifier):\n    def predict(self, input_ids, attention_mask):\n"
@@ -176,6 +183,7 @@ def grading(assigned, tmp_path_factory):
     (folder / "untouched" / NAME).write_bytes(student.read_bytes())
     submission(solution, ANSWERS, folder / "tampered" / NAME, {"q2": WRONG, "q4": LOOKUP}, after_imports=TAMPER)
     submission(solution, ANSWERS, folder / "routes" / NAME, ROUTES)
+    submission(student, ANSWERS, folder / "silenced" / NAME, SILENCED)
     zip_path = next((assigned / "autograder").glob("*.zip"))
     process = subprocess.Popen([sys.executable, "-m", "anatomy_grading", "grade", "-a", zip_path, "-o", out, "-j", "2",
                                 folder], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=__import__("os").environ | ONE_THREAD)
@@ -283,6 +291,11 @@ def test_untouched_student_version_scores_zero_readably(graded):
     for name, entry in graded["untouched"].items():
         assert entry["score"] == 0 and "not yet implemented: Question" in entry["output"], entry
         assert "Traceback" not in entry["output"]
+
+
+def test_silenced_stubs_score_zero(graded):
+    for name, entry in graded["silenced"].items():
+        assert entry["score"] == 0 and "not yet implemented: Question" in entry["output"], (name, entry)
 
 
 def test_tampering_and_a_label_lookup_score_zero(graded):
