@@ -16,7 +16,7 @@ export TOKENIZERS_PARALLELISM := false
 export PYTHONWARNINGS := ignore::DeprecationWarning
 
 .PHONY: install reviews lab notebook7 test test-portable test-latest notebooks retrain sync bench bench-images \
-	homework lock clean
+	bench-homework homework grade lock clean
 
 install: $(STAMP) $(VENDOR)/.installed reviews
 
@@ -141,6 +141,11 @@ bench: install
 	$(PY) benchmarks/train_copy.py
 	$(PY) benchmarks/finetune.py
 	$(PY) benchmarks/decoder.py
+	$(PY) benchmarks/grading_time.py
+
+# Homework 2's question 4 at every learning rate it must accept, on public and hidden seeds (about 25 min).
+bench-homework: install
+	$(PY) benchmarks/homework_fine_tuning.py
 
 bench-images: install
 	$(PY) benchmarks/growth.py --out images
@@ -154,6 +159,13 @@ homework: install
 	$(PY) -m tools.execute_notebook notebooks/08_homework_cross_attention.ipynb && $(VENV)/bin/jupytext --sync -q notebooks/08_homework_cross_attention.ipynb
 	$(PY) instructor/assign.py instructor/10_homework_sentiment.ipynb --secret "$(SECRET)" --out build/homework_sentiment
 	$(PY) -m tools.execute_notebook notebooks/10_homework_sentiment.ipynb && $(VENV)/bin/jupytext --sync -q notebooks/10_homework_sentiment.ipynb
+
+# Grade a folder of submissions with the trusted grader (instructor/README.md), one child per core:
+# make grade SUBMISSIONS=submissions/ [AUTOGRADER=build/homework/autograder] [GRADE_OUT=grading_results]
+AUTOGRADER ?= build/homework/autograder
+GRADE_OUT ?= grading_results
+grade: install
+	$(PY) -m anatomy_grading grade -a $(AUTOGRADER) -o $(GRADE_OUT) $(SUBMISSIONS)
 
 clean:
 	rm -rf $(VENV) $(LATEST_VENV) build *.egg-info $(VENDOR)

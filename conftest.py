@@ -31,7 +31,7 @@ def pytest_configure(config):
 
 # The slowest files first (a run's wall time is set by whichever worker finishes last); with
 # --no-loadscope-reorder (make test), xdist hands out files in this order, cells of a notebook together.
-SLOWEST_FIRST = ("tests/test_viz_live_jupyter.py", "tests/test_homework_sentiment.py", "tests/test_homework_assign.py",
+SLOWEST_FIRST = ("tests/test_viz_live_jupyter.py", "tests/test_homework_sentiment.py", "tests/test_isolated_grading.py",
                  "notebooks/09_fine_tuning.ipynb", "notebooks/00_before_transformers.ipynb", "notebooks/11_gpt.ipynb")
 
 

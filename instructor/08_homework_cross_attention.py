@@ -21,10 +21,11 @@
 # the date translator trained in notebook 07. After each question, run the check cell below it:
 # when something is wrong it tells you which classic mistake your code made and what gave it away.
 # Hidden tests use other inputs, so make your code general rather than matching the printed numbers.
-# Write the attention yourself: the checks notice library attention (`nn.MultiheadAttention`,
-# `F.scaled_dot_product_attention`, `anatomy`'s own layers) and code that switches the checks off,
-# and such an answer scores 0 on its question. Each question is graded on its own: a bug in
-# question 3 does not cost you questions 4 and 5. Expected time: about 2 hours.
+# The check cells are for you; the grade comes from the course's grader, which runs the same checks
+# on your notebook in a separate process. Write the attention yourself: there, library attention
+# (`nn.MultiheadAttention`, `F.scaled_dot_product_attention`, `anatomy`'s own layers) refuses to
+# run, so an answer built on it scores 0 on its question. Each question is graded on its own: a bug
+# in question 3 does not cost you questions 4 and 5. Expected time: about 2 hours.
 #
 # ## Learning objectives
 # 1. Compute cross-attention scores between decoder queries and encoder keys: a Tq × Ts matrix.
@@ -74,7 +75,7 @@ import otter
 
 from anatomy.dates import CharVocabulary, make_batch
 from anatomy.dates_translator import DATES_MODEL_DIR
-from anatomy.homework import cross_attention as hw  # the checks: import them before your own code
+from anatomy.homework import cross_attention as hw  # the checks (the grader runs the same ones)
 
 grader = otter.Notebook("08_homework_cross_attention.ipynb")
 

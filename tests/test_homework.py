@@ -23,14 +23,20 @@ def scores(q, k, divide_by=None):
     return q @ k.transpose(-2, -1) / (divide_by or math.sqrt(q.size(-1)))
 
 
-def attention(q, k, v, key_mask, mistake=None):
+def attention(q, k, v, key_mask, mistake=None, scale=None):
     s = q @ k.transpose(-2, -1)
-    s = s if mistake == "no_scaling" else s / (q.size(-1) if mistake == "scaled_by_d" else math.sqrt(q.size(-1)))
+    s = s if mistake == "no_scaling" else s / (q.size(-1) if mistake == "scaled_by_d" else scale or math.sqrt(q.size(-1)))
     pad = ~key_mask.bool()
     while pad.dim() < s.dim():
         pad = pad.unsqueeze(-2)  # (B, 1, Ts), or (B, 1, 1, Ts) with heads
+    if mistake == "mask_over_queries":
+        pad = ~key_mask.bool()[:, :, None]
     if mistake == "inverted_mask":
         s = s.masked_fill(~pad, float("-inf"))
+    elif mistake == "additive_inverted":
+        s = s + (~pad).float() * -1e9
+    elif mistake == "fill_zero":
+        s = s.masked_fill(pad, 0.0)
     elif mistake != "no_mask":
         s = s.masked_fill(pad, float("-inf"))
     if mistake == "causal":
@@ -38,7 +44,7 @@ def attention(q, k, v, key_mask, mistake=None):
     if mistake == "log_softmax":
         weights = F.log_softmax(s, dim=-1)
     else:
-        weights = s.softmax(dim=-2 if mistake == "softmax_dim" else -1)
+        weights = s.softmax(dim=-2 if mistake == "softmax_dim" else 1 if mistake == "softmax_heads" else -1)
     if mistake == "unnormalised":
         weights = weights * 0.9
     if mistake == "added_values":  # the weighted sum written with + where * belongs
@@ -58,6 +64,8 @@ class CrossAttention(nn.Module):
     def forward(self, x, memory, key_mask=None):
         if self.mistake == "swapped":
             x, memory = memory, x
+        if self.mistake == "self_attention":
+            memory, key_mask = x, None
         b, tq, d = x.shape
         if self.mistake == "split_no_transpose":
             split = lambda t: t.view(b, self.heads, t.size(1), d // self.heads)  # noqa: E731
@@ -67,7 +75,8 @@ class CrossAttention(nn.Module):
         v = split(self.k_proj(memory) if self.mistake == "shared_kv" else self.v_proj(memory))
         if key_mask is None:
             key_mask = torch.ones(b, k.size(2), dtype=torch.bool)
-        attended, weights = attention(q, k, v, key_mask, self.mistake)  # (B, H, Tq, Dh)
+        scale = math.sqrt(d) if self.mistake == "scaled_by_width" else None
+        attended, weights = attention(q, k, v, key_mask, self.mistake, scale)  # (B, H, Tq, Dh)
         if self.mistake == "dropout_in_eval":
             attended = F.dropout(weights, 0.5, training=True) @ v
         merged = attended.reshape(b, tq, d) if self.mistake == "merge" else attended.transpose(1, 2).reshape(b, tq, d)
@@ -95,17 +104,21 @@ class DecoderLayer(nn.Module):
         steps = [("self", self.layer_norm_1), ("cross", self.layer_norm_2), ("ffn", self.layer_norm_3)]
         if self.mistake == "cross_before_self":
             steps[:2] = steps[1::-1]
+        if self.mistake == "one_norm":  # one LayerNorm reused for the three sublayers
+            steps = [(kind, self.layer_norm_2) for kind, _ in steps]
         weights = {}
         for i, (kind, norm) in enumerate(steps):
             h = norm(x) if self.mistake == "pre_ln" else x
             if kind == "self":
-                out, weights["self"] = self.self_attn(h, mask=self_mask)
+                out, weights["self"] = self.self_attn(h, mask=None if self.mistake == "no_causal" else self_mask)
             elif kind == "cross":
-                out, weights["cross"] = self.cross_attn(h, memory, key_mask)
+                out, weights["cross"] = self.cross_attn(h, h if self.mistake == "memory_is_x" else memory, key_mask)
             else:
                 out = self.feed_forward(h)
             if self.mistake == "pre_ln":
                 x = x + out
+            elif self.mistake == "norm_outside":
+                x = x + norm(out)
             else:
                 x = norm(out if self.mistake == f"no_residual_{i}" else x + out)
         return x, weights["self"], weights["cross"]
@@ -157,13 +170,26 @@ MISTAKE_CASES = {  # mistake -> (check, answer, the evidence the feedback must s
     "pre_ln": (hw.check_decoder_layer, layer_with("pre_ln"), r"your layer output\[[\d, ]+\] is"),
     "no_residual": (hw.check_decoder_layer, layer_with("no_residual_1"), r"your layer output\[[\d, ]+\] is"),
     "cross_before_self": (hw.check_decoder_layer, layer_with("cross_before_self"), r"your layer output\[[\d, ]+\] is"),
+    "k_T_3d": (hw.check_scores, lambda q, k: q @ k.T / math.sqrt(q.size(-1)),
+               r"crashed on the test's shapes"),
+    "fill_zero": (hw.check_masked_attention, lambda *a: attention(*a, "fill_zero"), r"reach 0\.\d{3} on padded source tokens"),
+    "additive_inverted": (hw.check_masked_attention, lambda *a: attention(*a, "additive_inverted"), r"on padded source tokens and at most"),
+    "mask_over_queries": (hw.check_masked_attention, lambda *a: attention(*a, "mask_over_queries"), r"whole query rows .* are 0"),
+    "scaled_by_width": (hw.check_cross_attention_module, with_mistake("scaled_by_width"), r"weights peak at 0\.\d{3}, expected"),
+    "softmax_heads": (hw.check_cross_attention_module, with_mistake("softmax_heads"), r"sum to 1 over the 2 heads"),
+    "self_attention": (hw.check_cross_attention_module, with_mistake("self_attention"), r"shape \(2, 2, 3, 3\), expected \(2, 2, 3, 5\)"),
+    "norm_outside": (hw.check_decoder_layer, layer_with("norm_outside"), r"your layer output\[[\d, ]+\] is"),
+    "one_norm": (hw.check_decoder_layer, layer_with("one_norm"), r"your layer output\[[\d, ]+\] is"),
+    "no_causal": (hw.check_decoder_layer, layer_with("no_causal"), r"your layer output\[[\d, ]+\] is"),
+    "memory_is_x": (hw.check_decoder_layer, layer_with("memory_is_x"), r"crashed on the test's shapes"),
 }
 
 
-def test_at_least_sixteen_named_mistakes_each_with_a_case():
-    assert len(MISTAKES) >= 16 and set(MISTAKE_CASES) == set(MISTAKES)
+def test_at_least_twenty_seven_named_mistakes_each_with_a_case():
+    assert len(MISTAKES) >= 27 and set(MISTAKE_CASES) == set(MISTAKES)
 
 
+@pytest.mark.filterwarnings("ignore:The use of `x.T`")
 @pytest.mark.parametrize("mistake", sorted(MISTAKE_CASES))
 def test_each_mistake_is_named_with_its_evidence(mistake):
     check, answer, evidence = MISTAKE_CASES[mistake]
@@ -280,22 +306,23 @@ def test_right_layer_translates_held_out_dates():
     assert hw.check_translations.feedback(swap_in_with(layer), layer, CrossAttention, count=50) is None
 
 
-def test_patched_library_functions_score_zero_and_are_named():
-    genuine = torch.allclose
-    torch.allclose = lambda *args, **kwargs: True
-    try:
-        feedback = hw.check_scores.feedback(lambda q, k: torch.zeros(q.size(0), q.size(1), k.size(1)))
-    finally:
-        torch.allclose = genuine
-    assert feedback.startswith("your notebook replaced torch.allclose: the checks need the real library"), feedback
-    assert hw.check_scores.feedback(scores) is None
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float16, torch.bfloat16])
+def test_right_values_in_another_dtype_are_accepted(dtype):
+    """Right values pass in float64, float16 or bfloat16 (checked at that dtype's precision)."""
+    assert hw.check_scores.feedback(lambda q, k: scores(q.to(dtype), k.to(dtype))) is None
+    assert hw.check_masked_attention.feedback(lambda q, k, v, m: tuple(t.to(dtype) for t in attention(q, k, v, m))) is None
 
 
-def test_checks_cannot_be_rebound():
-    with pytest.raises(AttributeError, match="read-only"):
-        hw.check_scores = lambda *args, **kwargs: None
-    with pytest.raises(AttributeError, match="read-only"):
-        del hw.check_scores
+def test_integer_results_are_named_with_the_dtype_to_return():
+    feedback = hw.check_scores.feedback(lambda q, k: scores(q, k).long())
+    assert feedback == "your scores are torch.int64; return the input's dtype, torch.float32", feedback
+    wrong = hw.check_scores.feedback(lambda q, k: scores(q, k).double() + 1)
+    assert "(and they are torch.float64: return the input's dtype, torch.float32)" in wrong, wrong
+
+
+def test_a_named_mistake_carries_its_name_for_hidden_tests():
+    verdict = hw.check_scores.verdict(lambda q, k: scores(q, k, divide_by=1))
+    assert verdict.name == MISTAKES["no_scaling"].words and str(verdict).startswith(verdict.name)
 
 
 def test_switching_off_the_tracing_scores_zero():
@@ -307,6 +334,9 @@ def test_switching_off_the_tracing_scores_zero():
 
 def test_import_anatomy_does_not_load_the_grading_code():
     code = "import sys, anatomy; assert not [m for m in sys.modules if m.startswith('anatomy.homework')]"
+    subprocess.run([sys.executable, "-c", code], check=True)
+    code = ("import sys, anatomy.homework.cross_attention, anatomy.homework.sentiment; "
+            "assert not [m for m in sys.modules if m.startswith('anatomy_grading')]")
     subprocess.run([sys.executable, "-c", code], check=True)
 
 

@@ -1,8 +1,14 @@
 """Homework 2 (notebook 10): each named mistake is caught and named by its graded check (in-process,
-over the master's own solution), and the homework as instructors use it, through otter: the solution
-earns full marks, the untouched student version scores 0 readably, a submission with several mistakes
-loses exactly those questions, switching the checks off scores 0, a secret reseeds only hidden tests."""
+over the master's own solution); question 4's runs, made in the trusted grader's child as in a real
+grading, are named from what they leave behind (too low, too high, no zero_grad, frozen encoder) and
+a mistake in questions 2-3 costs only its own question; and the homework as instructors grade it
+(`python -m anatomy_grading grade`): the solution earns full marks, the untouched student version
+scores 0 readably, the routes of issue #23 (the graders' reference code, tampering, a label lookup,
+other review data) score 0 on their question, a secret reseeds only hidden tests."""
 import re
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import nbformat
@@ -11,9 +17,10 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from anatomy.encoder import TransformerEncoder
 from anatomy.homework import sentiment as hw
 from anatomy.training import train
-from otter_grading import Gradings, assign, assign_script, check_assigned, submission
+from grading_helpers import ONE_THREAD, assign, assign_script, by_question, check_assigned, submission
 
 ROOT = Path(__file__).parent.parent
 MASTER = ROOT / "instructor" / "10_homework_sentiment.ipynb"
@@ -52,14 +59,30 @@ RUN = """def fine_tune_run(classifier, batches, steps):
     return train(classifier, batches, lambda model, batch: model.training_step(batch), steps,
                  optimizer=optimizer, warmup_steps=steps // 10, progress=False)
 """
+NO_ZERO_GRAD = """def fine_tune_run(classifier, batches, steps):
+    optimizer = torch.optim.AdamW(classifier.parameters(), lr=1e-4, weight_decay=0.01)
+    classifier.train()
+    losses = []
+    for _ in range(steps):
+        loss = classifier.training_step(next(batches))
+        loss.backward()  # no optimizer.zero_grad(): every step adds to the earlier gradients
+        optimizer.step()
+        losses.append(loss.item())
+    return types.SimpleNamespace(losses=losses)
+"""
 MISTAKE_PLAYS = [  # (question, words in the feedback, the student's wrong answer over the solution)
     ("q1", "its weight is (1, 16); yours is (2, 16)", "class SentimentClassifier(SentimentClassifier):\n"
      "    def __init__(self, encoder):\n        super().__init__(encoder)\n"
      "        self.head = nn.Linear(encoder.config.hidden_size, 2)\n"),
     ("q2", "read from the last token instead of [CLS]", predict("torch.sigmoid(self.head(states[:, -1])).squeeze(-1)")),
+    ("q2", "read from the last real token (before the padding)", predict(
+        "torch.sigmoid(self.head(states[torch.arange(states.size(0)), attention_mask.sum(1) - 1])).squeeze(-1)")),
     ("q2", "read from the mean of the states instead of [CLS]",
      predict("torch.sigmoid(self.head((states * real).sum(1) / real.sum(1))).squeeze(-1)")),
     ("q2", "mean of all states, padding included", predict("torch.sigmoid(self.head(states.mean(1))).squeeze(-1)")),
+    ("q2", "called the encoder without its attention mask", method("predict", "input_ids, attention_mask",
+     "return torch.sigmoid(self.head(self.encoder(input_ids).last_hidden_state[:, 0])).squeeze(-1)")),
+    ("q2", "softmax over the batch instead of a sigmoid", predict("torch.softmax(self.head(states[:, 0]).squeeze(-1), dim=0)")),
     ("q2", "no sigmoid: these are logits", predict("self.head(states[:, 0]).squeeze(-1)")),
     ("q2", "sigmoid applied twice", predict("torch.sigmoid(torch.sigmoid(self.head(states[:, 0]))).squeeze(-1)")),
     ("q2", "has shape (4, 1), expected (4,)", predict("torch.sigmoid(self.head(states[:, 0]))")),
@@ -71,34 +94,114 @@ MISTAKE_PLAYS = [  # (question, words in the feedback, the student's wrong answe
      step("F.binary_cross_entropy_with_logits(logits, labels.float()[:, None])")),
     ("q3", "labels of the wrong shape: (B, 1) labels against (B,) logits broadcast", step(
         "-(labels.float()[:, None] * F.logsigmoid(logits) + (1 - labels.float()[:, None]) * F.logsigmoid(-logits)).mean()")),
+    ("q3", "the head's (B, 1) = (4, 1) logits against (B,) labels",
+     step("F.binary_cross_entropy_with_logits(logits[:, None], labels.float())")),
+    ("q3", "F.cross_entropy on the one-logit head: cross-entropy wants one logit per class",
+     step("F.cross_entropy(logits[:, None], labels)")),
+    ("q3", "F.cross_entropy on the one-logit head (it read the batch", step("F.cross_entropy(logits, labels.float())")),
     ("q3", "the sum over the batch instead of the mean",
      step("F.binary_cross_entropy_with_logits(logits, labels.float(), reduction='sum')")),
     ("q3", "read from the last token instead of [CLS]", step("F.binary_cross_entropy_with_logits("
      "self.head(self(batch.input_ids, batch.attention_mask)[:, -1]).squeeze(-1), labels.float())")),
     ("q3", "the loss does not require grad", step("F.binary_cross_entropy_with_logits(logits, labels.float()).detach()")),
 ]
-RUN_PLAYS = [  # question 4: each costs a real fine-tuning run, so they are graded in-process only
+RUN_PLAYS = [  # question 4, graded in the grader's child: (words in the feedback, the answers over the solution)
+    ("the learning rate is too low", RUN.format(freeze="", lr="1e-6")),
+    ("the learning rate is too high", RUN.format(freeze="", lr="5e-2")),
+    ("no optimizer.zero_grad(): gradients accumulate", NO_ZERO_GRAD),
     ("the encoder was left frozen", RUN.format(freeze="classifier.encoder.requires_grad_(False)", lr="1e-4")),
-    ("the learning rate is too high: the loss diverged or never went down", RUN.format(freeze="", lr="5e-2")),
     ("evaluation ran in training mode", EVALUATE.format(eval="", no_grad="torch.no_grad()")),
     ("evaluation ran with autograd on", EVALUATE.format(eval="classifier.eval()", no_grad="torch.enable_grad()")),
+    (None, [p[2] for p in MISTAKE_PLAYS if p[1] in ("read from the last token instead of [CLS]", "labels of the wrong dtype")]),
+    (None, RUN.format(freeze="", lr="5e-5")),  # honest: the lowest rate the question promises passes (with warm-up)
 ]
+NAMED_RUNS = [i for i, (words, _) in enumerate(RUN_PLAYS) if words]
+
+
+def answer_cells():
+    return [c.source for c in nbformat.read(MASTER, as_version=4).cells
+            if c.cell_type == "code" and c.source.startswith(tuple(ANSWERS.values()))]
 
 
 def answers_namespace(*plays):
     """The master's answers (class, fine_tune_run, evaluate) defined as in the notebook, then `plays`."""
     namespace = {"torch": torch, "F": F, "nn": nn, "train": train}
-    for cell in nbformat.read(MASTER, as_version=4).cells:
-        if cell.cell_type == "code" and cell.source.startswith(tuple(ANSWERS.values())):
-            exec(cell.source, namespace)
-    for code in plays:
+    for code in answer_cells() + list(plays):
         exec(code, namespace)
     return namespace
 
 
-def fine_tuning_feedback(namespace, seed=0):
-    return hw.check_fine_tuning.feedback(namespace["SentimentClassifier"], namespace["fine_tune_run"],
-                                         namespace["evaluate"], seed=seed)
+# The homework as instructors grade it: make homework, then python -m anatomy_grading grade.
+
+WRONG = ("class SentimentClassifier(SentimentClassifier):\n    def __init__(self, encoder):\n"
+         "        super().__init__(encoder)\n        self.head = nn.Linear(encoder.config.hidden_size, 1)\n\n"
+         "    def predict(self, input_ids, attention_mask):\n        return torch.zeros(input_ids.size(0))\n\n"
+         "    def training_step(self, batch):\n        return self.head.bias.sum() * 0\n")
+LOOKUP = """def fine_tune_run(classifier, batches, steps):  # issue route: no training, the labels looked up by token ids
+    table = {tuple(ids.tolist()): int(label) for batch in batches for ids, label in zip(batch.input_ids, batch.labels)}
+    classifier.predict = lambda input_ids, attention_mask: torch.tensor([float(table.get(tuple(i.tolist()), 0)) for i in input_ids])
+    return types.SimpleNamespace(losses=[0.1] * steps)
+"""
+TAMPER = """import types, sys, torch
+import anatomy.homework.sentiment as hw, anatomy.homework.sentiment.run_checks as rc
+rc.REQUIRED_ACCURACY = 0  # issue route: the graders' module state
+hw.check_predict = hw.check_training_step = lambda *a, **k: None
+torch.allclose = lambda *a, **k: True
+sys.modules["anatomy.homework.senti" + "ment"] = types.SimpleNamespace()
+"""
+SILENCED = {  # issue route 1: each stub silences stdout before it gives up (a check's feedback is printed)
+    "q1": "import io, sys\nclass SentimentClassifier(SentimentClassifier):\n    def __init__(self, encoder):\n"
+          "        sys.stdout = io.StringIO()\n        super().__init__(encoder)\n\n"
+          "    def predict(self, input_ids, attention_mask):\n        sys.stdout = io.StringIO()\n"
+          "        raise NotImplementedError('Question 2: predict')\n",
+    "q4": "def fine_tune_run(classifier, batches, steps):\n    sys.stdout = io.StringIO()\n"
+          "    raise NotImplementedError('Question 4: fine_tune_run')\n"}
+ROUTES = {  # the graders' reference code, and training on review data the grader never hands out
+    "q2": "import importlib\nsubstitutes = importlib.import_module('anatomy.home' + 'work.sentiment.substitutes')\n"
+          "class SentimentClassifier(SentimentClassifier):\n    def predict(self, input_ids, attention_mask):\n"
+          "        return substitutes.reference_predict(self, input_ids, attention_mask)\n",
+    "q3": "class SentimentClassifier(SentimentClassifier):\n    def training_step(self, batch):\n"
+          "        return substitutes.reference_training_step(self, batch)\n",
+    "q4": "data = __import__('anatomy.sentiment' + '_data', fromlist=['x'])\ndef fine_tune_run(classifier, batches, steps):\n"
+          "    reviews = getattr(data, 'load_' + 'reviews')('test')\n    return train(classifier, batches, "
+          "lambda model, batch: model.training_step(batch), steps, peak_lr=1e-4, progress=False)\n"}
+
+
+@pytest.fixture(scope="session")
+def assigned(tmp_path_factory):
+    return assign(MASTER, tmp_path_factory.mktemp("homework_sentiment"))
+
+
+@pytest.fixture(scope="session")
+def grading(assigned, tmp_path_factory):
+    """The grader's command on every submission of this file, started at once, awaited by `graded`."""
+    folder, out = tmp_path_factory.mktemp("submissions"), tmp_path_factory.mktemp("graded") / "out"
+    solution, student = assigned / "autograder" / NAME, assigned / "student" / NAME
+    (folder / "solution").mkdir()
+    (folder / "solution" / NAME).write_bytes(solution.read_bytes())
+    (folder / "untouched").mkdir()
+    (folder / "untouched" / NAME).write_bytes(student.read_bytes())
+    submission(solution, ANSWERS, folder / "tampered" / NAME, {"q2": WRONG, "q4": LOOKUP}, after_imports=TAMPER)
+    submission(solution, ANSWERS, folder / "routes" / NAME, ROUTES)
+    submission(student, ANSWERS, folder / "silenced" / NAME, SILENCED)
+    zip_path = next((assigned / "autograder").glob("*.zip"))
+    process = subprocess.Popen([sys.executable, "-m", "anatomy_grading", "grade", "-a", zip_path, "-o", out, "-j", "2",
+                                folder], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=__import__("os").environ | ONE_THREAD)
+    return process, out
+
+
+@pytest.fixture(scope="session")
+def graded(grading):
+    import json
+    process, out = grading
+    output = process.communicate(timeout=900)[0].decode()
+    assert process.returncode == 0, output[-3000:]
+    return {path.stem: by_question(json.loads(path.read_text())) for path in (out / "results").glob("*.json")}
+
+
+def test_assign_writes_student_solution_and_autograder(assigned, grading):
+    """First in the file: it starts the grading, which runs while the tests below run."""
+    check_assigned(assigned, NAME)
 
 
 @pytest.mark.parametrize("seed, extra", [(0, {}), (17, {"size": 5, "tokens": 9})])
@@ -113,24 +216,9 @@ def test_solution_passes_questions_1_to_3(seed, extra):
 def test_each_named_mistake_appears_in_its_graded_checks_feedback(question, words, code):
     mistaken = answers_namespace(code)["SentimentClassifier"]
     check = {"q1": hw.check_head, "q2": hw.check_predict, "q3": hw.check_training_step}[question]
-    feedback = check.feedback(mistaken, 0)
-    assert feedback is not None and words in feedback, (words, feedback)
-
-
-@pytest.mark.parametrize("words, code", RUN_PLAYS, ids=["frozen", "diverging", "no_eval", "no_grad"])
-def test_each_run_mistake_is_named(words, code):
-    feedback = fine_tuning_feedback(answers_namespace(code))
-    assert feedback is not None and words in feedback, (words, feedback)
-
-
-def test_mistakes_in_questions_2_and_3_do_not_cost_question_4():
-    """q4 fine-tunes with a correct predict and training_step in place of wrong ones (and passes)."""
-    wrong = [code for _, words, code in MISTAKE_PLAYS if words in ("read from the last token instead of [CLS]",
-                                                                   "sigmoid applied before a loss that already applies it")]
-    assert len(wrong) == 3
-    assert fine_tuning_feedback(answers_namespace(wrong[0], wrong[2])) is None
-    shown = hw.wrong_predictions(seed=0)  # question 5 reads the classifier that this check fine-tuned
-    assert len(shown) == 8 and all(label in (0, 1) and (probability > 0.5) != label for label, probability, _ in shown)
+    verdict = check.verdict(mistaken, 0)
+    assert verdict is not None and words in str(verdict), (words, str(verdict))
+    assert question == "q1" or words.startswith("has shape") or verdict.name, "a named mistake carries its name"
 
 
 def test_untouched_stubs_say_not_yet_implemented():
@@ -140,26 +228,87 @@ def test_untouched_stubs_say_not_yet_implemented():
     assert "not yet implemented: Question 4" in hw.check_fine_tuning.feedback(stub, None, None, seed=0)
 
 
-def test_a_patched_library_scores_zero_in_process(monkeypatch):
-    wrong = answers_namespace(WRONG_ANSWERS["q2"])["SentimentClassifier"]
-    assert "predict" in hw.check_predict.feedback(wrong, 0)
-    monkeypatch.setattr(torch, "allclose", lambda *a, **k: True)  # would pass the zeros if the checks trusted it
-    assert "your notebook replaced torch.allclose" in hw.check_predict.feedback(wrong, 0)
-
-
-# The homework as instructors use it: otter assign + otter run.
-
 @pytest.fixture(scope="session")
-def assigned(tmp_path_factory):
-    return assign(MASTER, tmp_path_factory.mktemp("homework_sentiment"))
+def run_verdicts():
+    """Question 4's check on each of RUN_PLAYS, its runs made in the grader's child, two children at once."""
+    from anatomy_grading import grader, plan
+
+    group = plan.HOMEWORKS["10_homework_sentiment"].groups[1]
+    preamble = "import types, torch\nimport torch.nn.functional as F\nfrom torch import nn\nfrom anatomy.training import train\n"
+
+    def play(chunk):
+        runner = grader.Runner(group, [preamble, *answer_cells()], grader.Result(), 3 + len(chunk) % 2, 1,
+                               grader.hidden_paths([]))
+        session, verdicts = runner.ready(), {}
+        try:
+            for i, (words, code) in chunk:
+                for source in code if isinstance(code, list) else [code]:
+                    session.send("exec", index=i, source=source.replace("def fine_tune_run", f"def run_{i}").replace(
+                        "def evaluate", f"def evaluate_{i}").replace("class SentimentClassifier(", f"class Classifier_{i}("))
+                names = [f"Classifier_{i}" if "class SentimentClassifier(" in str(code) else "SentimentClassifier",
+                         f"run_{i}" if "def fine_tune_run" in str(code) else "fine_tune_run",
+                         f"evaluate_{i}" if "def evaluate" in str(code) else "evaluate"]
+                verdicts[i] = hw.check_fine_tuning.verdict(*[session.answer(n) for n in names], seed=0)
+        finally:
+            runner.close()
+        return verdicts
+    plays = list(enumerate(RUN_PLAYS))
+    TransformerEncoder.from_pretrained()  # transformers' lazy imports, once: two threads importing at once can fail
+    hw.data.bundled_tokenizer()
+    with ThreadPoolExecutor(2) as pool:
+        found = {}
+        for verdicts in pool.map(play, [plays[0::2], plays[1::2]]):
+            found.update(verdicts)
+    return found
+
+
+@pytest.mark.parametrize("index", NAMED_RUNS, ids=[RUN_PLAYS[i][0] for i in NAMED_RUNS])
+def test_each_run_mistake_is_named_from_its_evidence(run_verdicts, index):
+    verdict, words = run_verdicts[index], RUN_PLAYS[index][0]
+    assert verdict is not None and verdict.name == words and words in str(verdict), (words, str(verdict))
+
+
+def test_mistakes_in_questions_2_and_3_do_not_cost_question_4(run_verdicts):
+    """The run in the child uses the known-good predict and training_step in place of wrong ones."""
+    assert run_verdicts[len(RUN_PLAYS) - 2] is None, str(run_verdicts[len(RUN_PLAYS) - 2])
+
+
+def test_the_lowest_promised_learning_rate_passes(run_verdicts):
+    """AdamW at 5e-5 with warm-up, the weakest recipe the question promises (benchmarks/homework_fine_tuning.py
+    measures 5e-5 to 3e-4 on eight seeds)."""
+    assert run_verdicts[len(RUN_PLAYS) - 1] is None, str(run_verdicts[len(RUN_PLAYS) - 1])
 
 
 def scores(results):
-    return {q: t["score"] for q, t in results.items()}
+    return {q: entry["score"] for q, entry in results.items()}
 
 
-def test_assign_writes_student_solution_and_autograder(assigned):
-    check_assigned(assigned, NAME)
+def test_solution_earns_full_marks(graded):
+    assert scores(graded["solution"]) == FULL, graded["solution"]
+
+
+def test_untouched_student_version_scores_zero_readably(graded):
+    for name, entry in graded["untouched"].items():
+        assert entry["score"] == 0 and "not yet implemented: Question" in entry["output"], entry
+        assert "Traceback" not in entry["output"]
+
+
+def test_silenced_stubs_score_zero(graded):
+    for name, entry in graded["silenced"].items():
+        assert entry["score"] == 0 and "not yet implemented: Question" in entry["output"], (name, entry)
+
+
+def test_tampering_and_a_label_lookup_score_zero(graded):
+    assert scores(graded["tampered"]) == {"q1": 1, "q2": 0, "q3": 0, "q4": 0}, graded["tampered"]
+    assert "the encoder was left frozen" in graded["tampered"]["q4"]["output"]
+
+
+def test_the_graders_reference_code_and_other_review_data_score_zero(graded):
+    results = graded["routes"]
+    assert scores(results) == {"q1": 1, "q2": 0, "q3": 0, "q4": 0}, results
+    assert "got Stub" in results["q2"]["output"] or "predict must return" in results["q2"]["output"], results["q2"]
+    assert "training_step must return one scalar tensor" in results["q3"]["output"], results["q3"]
+    assert "uses anatomy.sentiment_data.load_reviews" in results["q4"]["output"], results["q4"]
 
 
 def test_committed_student_version_has_stubs_public_tests_and_no_solutions_or_hidden_tests():
@@ -169,71 +318,6 @@ def test_committed_student_version_has_stubs_public_tests_and_no_solutions_or_hi
     assert "**Solution.**" not in text and "Rubric" not in text
     assert "hw.check_predict(SentimentClassifier, seed=0)" in text, "public tests stay in the student version"
     assert not re.search(HIDDEN_SEEDS, text), "hidden tests must not reach students"
-
-
-WRONG_ANSWERS = {"q2": "class SentimentClassifier(SentimentClassifier):\n    def __init__(self, encoder):\n"
-                 "        super().__init__(encoder)\n        self.head = nn.Linear(encoder.config.hidden_size, 1)\n\n"
-                 "    def predict(self, input_ids, attention_mask):\n        return torch.zeros(input_ids.size(0))\n\n"
-                 "    def training_step(self, batch):\n        return self.head.bias.sum() * 0\n"}
-TAMPERS = {  # each would give the wrong answers above full marks on q2 and q3 if it worked
-    "rebind": "hw.check_predict = hw.check_training_step = lambda *a, **k: None\n",
-    "rebind-hw": "from types import SimpleNamespace\nhw = SimpleNamespace(**{n: (lambda *a, **k: None) for n in "
-                 "['check_head', 'check_predict', 'check_training_step', 'check_fine_tuning']})\n",
-    "patch-allclose": "torch.allclose = lambda *a, **k: True\ntorch.testing.assert_close = lambda *a, **k: None\n",
-}
-TAMPER_RUNS = {"rebind-checks-and-hw": (("rebind", "rebind-hw"), {"q1": 1, "q2": 0, "q3": 0, "q4": 0}),  # the head is right
-               "patch-allclose": (("patch-allclose",), {"q1": 0, "q2": 0, "q3": 0, "q4": 0})}  # fails every question
-SEVERAL_MISTAKES = {("q2", "read from the last token instead of [CLS]"), ("q3", "labels of the wrong dtype")}
-
-
-def several_mistakes():
-    """A q2, a q3 and a q4 mistake in one submission."""
-    plays = {q: code for q, words, code in MISTAKE_PLAYS if (q, words) in SEVERAL_MISTAKES}
-    assert set(plays) == {"q2", "q3"}
-    plays["q4"] = dict((w, c) for w, c in RUN_PLAYS)["evaluation ran in training mode"]
-    return plays
-
-
-@pytest.fixture(scope="session")
-def graded(assigned, tmp_path_factory):
-    """Every otter run of this file, graded two at a time when the first test needs one."""
-    runs = Gradings(assigned, tmp_path_factory.mktemp("graded_sentiment"))
-    runs.add("solution", lambda folder: assigned / "autograder" / NAME)
-    runs.add("untouched", lambda folder: assigned / "student" / NAME)
-    runs.add("several_mistakes", lambda folder: submission(assigned / "autograder" / NAME, ANSWERS, folder,
-                                                           several_mistakes()))
-    for name, (tampers, _) in TAMPER_RUNS.items():
-        tamper = "\n".join(f"try:\n    exec({TAMPERS[t]!r})\nexcept Exception as error:\n    print(error)" for t in tampers)
-        runs.add(name, lambda folder, tamper=tamper: submission(assigned / "student" / NAME, ANSWERS, folder,
-                                                                WRONG_ANSWERS, after_imports=tamper))
-    return runs.grade()
-
-
-def test_solution_earns_full_marks(graded):
-    assert scores(graded["solution"]) == FULL, graded["solution"]
-
-
-def test_untouched_student_version_scores_zero_readably(graded):
-    results = graded["untouched"]
-    assert set(results) == set(FULL)
-    for name, test in results.items():
-        assert test["score"] == 0 and "not yet implemented: Question" in test["output"], test["output"][-300:]
-        assert "Traceback" not in test["output"], "feedback never shows the checker's source lines"
-
-
-def test_several_mistakes_cost_exactly_their_questions(graded):
-    """One submission with a q2, a q3 and a q4 mistake: 0 on those three, q1 keeps its mark."""
-    results = graded["several_mistakes"]
-    assert scores(results) == FULL | {"q2": 0, "q3": 0, "q4": 0}, results
-    assert "read from the last token instead of [CLS]" in results["q2"]["output"]
-    assert "labels of the wrong dtype" in results["q3"]["output"]
-    assert "evaluation ran in training mode" in results["q4"]["output"]
-
-
-@pytest.mark.parametrize("name", TAMPER_RUNS)
-def test_switching_the_checks_off_scores_zero(graded, name):
-    results, expected = graded[name], TAMPER_RUNS[name][1]
-    assert scores(results) == expected, {q: t["output"][-300:] for q, t in results.items()}
 
 
 def test_a_secret_reseeds_the_hidden_tests_only():

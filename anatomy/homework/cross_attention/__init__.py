@@ -7,13 +7,12 @@
     hw.check_decoder_layer(MyDecoderLayer, CrossAttention, seed=0)          # q4
     hw.check_translations(swap_in, MyDecoderLayer, CrossAttention, seed=0)  # q5
 
-Each prints its feedback (nothing when right); `.feedback(...)` returns it. `inputs(seed)` gives an
-example of the inputs; `MISTAKES` lists the 17 named mistakes.
+Each prints its feedback (nothing when right); `.feedback(...)` returns it, `.verdict(...)` the
+Feedback with the mistake's name. `inputs(seed)` gives an example of the inputs; `MISTAKES` lists
+the named mistakes (mistakes.py), implemented on purpose in variants.py.
 """
-from anatomy.homework import freeze, graded, watch_package
-from anatomy.homework.cross_attention import checks, model_checks
-from anatomy.dates import CharVocabulary  # noqa: F401  (loaded before the snapshot)
-from anatomy.dates_translator import DATES_MODEL_DIR  # noqa: F401
+from anatomy.homework import graded
+from anatomy.homework.cross_attention import checks, model_checks, translations
 from anatomy.homework.cross_attention.checks import inputs
 from anatomy.homework.cross_attention.mistakes import MISTAKES
 
@@ -21,15 +20,7 @@ check_scores = graded(checks.check_scores)
 check_masked_attention = graded(checks.check_masked_attention)
 check_cross_attention_module = graded(checks.check_cross_attention_module)
 check_decoder_layer = graded(model_checks.check_decoder_layer)
-check_translations = graded(model_checks.check_translations)
+check_translations = graded(translations.check_translations)
 
 __all__ = ["MISTAKES", "check_cross_attention_module", "check_decoder_layer", "check_masked_attention",
            "check_scores", "check_translations", "inputs"]
-
-watch_package("anatomy")  # anatomy.dates and the translator are loaded now too
-for _module in ("mistakes", "checks", "model_checks", ""):
-    freeze(f"{__name__}.{_module}".rstrip("."))
-freeze("anatomy.homework.feedback")
-freeze("anatomy.homework.integrity")
-freeze("anatomy.homework.tracing")
-freeze("anatomy.homework")

@@ -13,8 +13,9 @@ import torch.nn.functional as F
 from torch import nn
 
 from anatomy.attention import scaled_dot_product_attention
-from anatomy.homework.cross_attention.mistakes import MISTAKES, attention, multi_head
-from anatomy.homework.feedback import Feedback, call, compare
+from anatomy.homework.cross_attention.mistakes import MISTAKES
+from anatomy.homework.cross_attention.variants import attention, multi_head
+from anatomy.homework.feedback import Feedback, Mistake, call, compare, same, type_of
 from anatomy.homework.tracing import forbid, methods
 from anatomy.masks import padding_mask
 from anatomy.multihead import AttentionHead, MultiHeadAttention, PerHeadMultiHeadAttention
@@ -25,6 +26,7 @@ LIBRARY_ATTENTION = {**methods(MultiHeadAttention, PerHeadMultiHeadAttention, At
                      F.multi_head_attention_forward: "F.multi_head_attention_forward",
                      torch._native_multi_head_attention: "nn.MultiheadAttention"}
 LIBRARY_ATEN = {"scaled_dot_product": "F.scaled_dot_product_attention", "multi_head_attention": "nn.MultiheadAttention"}
+SQUARE = {"batch": 4, "queries": 4, "sources": 4, "width": 4}  # shape mistakes that crash elsewhere run here
 
 
 def inputs(seed: int, batch: int = 2, queries: int = 3, sources: int = 5, width: int = 8):
@@ -51,6 +53,22 @@ def run_yourself(answer, *args):
     return result
 
 
+def named_crash(failure: Feedback, rerun, variants: list[tuple[Mistake, torch.Tensor, torch.Tensor]]) -> Feedback:
+    """An answer that crashed, run again on square inputs: if it equals a mistake's tensor there
+    (variants: (mistake, its tensor, the right one)), that mistake's feedback; else the crash."""
+    if not str(failure).startswith("your code raised"):
+        return failure
+    try:
+        got = rerun()
+    except Exception:  # it crashes there too (or returns something else): the crash is the feedback
+        return failure
+    for mistake, wrong, right in variants:
+        if isinstance(got, torch.Tensor) and same(got, wrong):
+            found = mistake.feedback(got, right, "result")
+            return Feedback(f"{found} (your code crashed on the test's shapes and gave this on square ones)", found.name)
+    return failure
+
+
 def check_weights(weights: torch.Tensor) -> None:
     sums = weights.sum(-1)
     if not torch.allclose(sums, torch.ones_like(sums), atol=1e-5):
@@ -62,7 +80,13 @@ def check_scores(answer, seed: int = 0, **shape) -> None:
     """Question 1: cross_attention_scores(q (B, Tq, d), k (B, Ts, d)) -> (B, Tq, Ts)."""
     q, k, _ = inputs(seed, **shape)
     expected = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))  # (B, Tq, Ts)
-    got = call(answer, q, k)
+    try:
+        got = call(answer, q, k)
+    except Feedback as failure:
+        qs, ks, _ = inputs(seed, **(SQUARE | {"queries": 3}))  # k.T is (d, Ts, B): it runs when B == d == Ts
+        scale = math.sqrt(qs.size(-1))
+        raise named_crash(failure, lambda: call(answer, qs, ks), [
+            (MISTAKES["k_T_3d"], qs @ ks.permute(2, 1, 0) / scale, qs @ ks.transpose(-2, -1) / scale)]) from None
     compare(got, expected, "scores", [(MISTAKES["no_scaling"], expected * math.sqrt(q.size(-1))),
                                       (MISTAKES["scaled_by_d"], expected / math.sqrt(q.size(-1))),
                                       (MISTAKES["swapped"], expected.transpose(-2, -1))])
@@ -70,20 +94,32 @@ def check_scores(answer, seed: int = 0, **shape) -> None:
 
 def pair(result, what: str) -> tuple:
     if not isinstance(result, tuple) or len(result) != 2:
-        raise Feedback(f"{what} must return a tuple (output, weights), got {type(result).__name__}")
+        raise Feedback(f"{what} must return a tuple (output, weights), got {type_of(result).__name__}")
     return result
 
 
 def check_masked_attention(answer, seed: int = 0, **shape) -> None:
     """Question 2: masked_cross_attention(q, k, v, key_mask) -> (output (B, Tq, d), weights (B, Tq, Ts))."""
     q, memory, key_mask = inputs(seed, **shape)
-    output, weights = pair(run_yourself(answer, q, memory, memory, key_mask), "masked_cross_attention")
+    try:
+        output, weights = pair(run_yourself(answer, q, memory, memory, key_mask), "masked_cross_attention")
+    except Feedback as failure:
+        qs, ms, mask = inputs(seed, **SQUARE)
+        right = attention(qs, ms, ms, mask)[1]
+        raise named_crash(failure, lambda: pair(run_yourself(answer, qs, ms, ms, mask), "it")[1], [
+            (MISTAKES[name], attention(qs, ms, ms, mask, name)[1], right) for name in ("mask_over_queries", "k_T_3d")]) from None
     expected = scaled_dot_product_attention(q, memory, memory, padding_mask(key_mask)[:, 0])  # anatomy's tested attention
-    names = ("no_scaling", "scaled_by_d", "softmax_dim", "log_softmax", "no_mask", "inverted_mask", "causal",
-             "added_values")
+    names = ("no_scaling", "scaled_by_d", "softmax_dim", "log_softmax", "no_mask", "fill_zero", "inverted_mask",
+             "additive_inverted", "causal", "added_values")
     variants = [(MISTAKES[name], attention(q, memory, memory, key_mask, name)) for name in names]
     compare(weights, expected[1], "weights", [(m, v[1]) for m, v in variants], lambda: check_weights(weights))
     compare(output, expected[0], "output", [(m, v[0]) for m, v in variants])
+
+
+MODULE_MISTAKES = sorted([name for name in MISTAKES if name not in (  # √D first: where H = √D it equals "by d",
+    "dropout_in_eval", "pre_ln", "norm_outside", "no_residual", "one_norm", "no_causal", "memory_is_x",  # and in a
+    "cross_before_self", "k_T_3d", "mask_over_queries", "additive_inverted", "fill_zero")],  # module it is the likelier
+    key=lambda name: name != "scaled_by_width")
 
 
 def check_cross_attention_module(module_class, seed: int = 0, heads: int = 2, **shape) -> None:
@@ -94,7 +130,7 @@ def check_cross_attention_module(module_class, seed: int = 0, heads: int = 2, **
     torch.manual_seed(seed)
     theirs = run_yourself(module_class, config)
     if not isinstance(theirs, nn.Module):
-        raise Feedback(f"CrossAttention(config) must build an nn.Module, got {type(theirs).__name__}")
+        raise Feedback(f"CrossAttention(config) must build an nn.Module, got {type_of(theirs).__name__}")
     theirs.eval()
     library = [type(m).__name__ for m in theirs.modules() if isinstance(m, (MultiHeadAttention, nn.MultiheadAttention))]
     if library:
@@ -109,10 +145,8 @@ def check_cross_attention_module(module_class, seed: int = 0, heads: int = 2, **
             output, weights = pair(run_yourself(theirs, x, memory, mask), "forward")
             again = pair(run_yourself(theirs, x, memory, mask), "forward")[0]
             expected = reference(x, memory, mask=None if mask is None else padding_mask(mask))
-            variants = [(MISTAKES[name], multi_head(reference, x, memory, mask, name)) for name in MISTAKES
-                        if name not in ("dropout_in_eval", "pre_ln", "no_residual", "cross_before_self")]
+            variants = [(MISTAKES[name], multi_head(reference, x, memory, mask, name)) for name in MODULE_MISTAKES]
         if isinstance(output, torch.Tensor) and isinstance(again, torch.Tensor) and not torch.equal(output, again):
             raise MISTAKES["dropout_in_eval"].feedback(output, again, "output") from None
-        compare(weights, expected[1], "weights", [(m, v[1]) for m, v in variants],
-                lambda: check_weights(weights))
+        compare(weights, expected[1], "weights", [(m, v[1]) for m, v in variants], lambda: check_weights(weights))
         compare(output, expected[0], "output", [(m, v[0]) for m, v in variants])

@@ -1,12 +1,10 @@
-"""The classic mistakes of cross-attention, implemented on purpose, so a check can recognise them.
+"""The classic mistakes of cross-attention, by name: the words a student reads, a hint, and the
+evidence each shows (the value or shape that gave it away). variants.py implements them on purpose.
 
-Homework 1 (notebook 08). A check compares the student's tensor with each of these; the one it
-equals is named, with the value or shape that gave it away.
-Shapes: B batch, H heads, Tq decoder (query) tokens, Ts encoder (source) tokens, D model width.
+Homework 1 (notebook 08). Shapes: B batch, H heads, Tq decoder (query) tokens, Ts encoder (source)
+tokens, D model width.
 """
 from __future__ import annotations
-
-import math
 
 import torch
 
@@ -24,6 +22,12 @@ def too_sharp_or_flat(got: torch.Tensor, expected: torch.Tensor, what: str) -> s
 def row_sums(got: torch.Tensor, expected: torch.Tensor, what: str) -> str:
     sums = got.nan_to_num().sum(-1)
     return f"your rows sum to {sums.min().item():.3f} ... {sums.max().item():.3f} instead of 1"
+
+
+def head_sums(got: torch.Tensor, expected: torch.Tensor, what: str) -> str:
+    rows = got.nan_to_num().sum(-1)
+    return (f"your {what} sum to 1 over the {got.size(1)} heads (dim 1), and to {rows.min().item():.3f} ... "
+            f"{rows.max().item():.3f} over the source tokens")
 
 
 def negative(got: torch.Tensor, expected: torch.Tensor, what: str) -> str:
@@ -50,14 +54,24 @@ def same_rows(got: torch.Tensor, expected: torch.Tensor, what: str) -> str:
     return f"all {got.size(-2)} queries get the same {what} row (rows differ by at most {spread:.1e})"
 
 
+def empty_rows(got: torch.Tensor, expected: torch.Tensor, what: str) -> str:
+    empty = int((got.nan_to_num().abs().sum(-1) == 0).sum())
+    return f"{empty} whole query rows of your {what} are 0 (or NaN) with {got.size(-1)} queries and source tokens"
+
+
+def shape_only(got: torch.Tensor, expected: torch.Tensor, what: str) -> str:
+    return f"your {what} have shape {tuple(got.shape)}, expected {tuple(expected.shape)}"
+
+
 def differs_between_calls(got: torch.Tensor, again: torch.Tensor, what: str) -> str:
     return f"two calls on the same inputs in eval mode give {what}s that differ by up to {(got - again).abs().max().item():.3f}"
 
 
 MISTAKES = {
-    "no_scaling": Mistake("forgot the 1/√d scaling", "divide the scores by √d, the query/key width",
-                          too_sharp_or_flat),
+    "no_scaling": Mistake("forgot the 1/√d scaling", "divide the scores by √d, the query/key width", too_sharp_or_flat),
     "scaled_by_d": Mistake("divided by d instead of √d", "the scale is 1/√d (math.sqrt), not 1/d", too_sharp_or_flat),
+    "k_T_3d": Mistake("used k.T on a 3-D tensor, which reverses all three dimensions ((B, Ts, d) -> (d, Ts, B))",
+                      "transpose only the last two: k.transpose(-2, -1) (or k.mT)"),
     "softmax_dim": Mistake("softmax over the wrong dimension",
                            "take the softmax over the last dimension (the source tokens)", row_sums),
     "log_softmax": Mistake("used log_softmax instead of softmax",
@@ -66,82 +80,45 @@ MISTAKES = {
                        "queries come from the decoder (x), keys and values from the encoder memory"),
     "no_mask": Mistake("ignored the source padding mask",
                        "set the scores of padded source tokens to -inf before the softmax", on_padding),
+    "fill_zero": Mistake("filled the padded scores with 0 instead of -inf",
+                         "a score of 0 still gets weight after the softmax: masked_fill(~mask, float('-inf'))", on_padding),
     "inverted_mask": Mistake("inverted the mask (masked the real tokens, kept the padding)",
                              "key_mask is True at real tokens: fill -inf where it is False", on_real_tokens),
+    "additive_inverted": Mistake("added the mask with the wrong polarity (a large negative number at real tokens, 0 at padding)",
+                                 "the large negative number belongs where key_mask is False", on_real_tokens),
+    "mask_over_queries": Mistake("broadcast the mask over the queries instead of the source tokens",
+                                 "key_mask[:, None, :] masks source tokens (columns); key_mask[:, :, None] masks "
+                                 "query rows, which only fits when Tq == Ts", empty_rows),
     "causal": Mistake("applied a causal mask to cross-attention",
-                      "the whole source is known before decoding: mask padding only, never the future",
-                      above_diagonal),
+                      "the whole source is known before decoding: mask padding only, never the future", above_diagonal),
     "added_values": Mistake("added the weights to V instead of multiplying",
                             "the output is weights @ v: each query's weighted sum of the values", same_rows),
+    "scaled_by_width": Mistake("scaled by √D, the model width, instead of √(D/H), the head width",
+                               "each head attends in D/H dimensions: divide by math.sqrt(head_dim)", too_sharp_or_flat),
+    "softmax_heads": Mistake("softmax over the heads axis", "the softmax runs over the source tokens, the last "
+                             "dimension of (B, H, Tq, Ts), not over dim 1", head_sums),
+    "self_attention": Mistake("took K and V from the decoder input (self-attention, not cross-attention)",
+                              "keys and values come from k_proj(memory) and v_proj(memory)", shape_only),
     "merge": Mistake("did not merge the heads back correctly (reshape before transpose)",
                      "transpose (B, H, Tq, Dh) to (B, Tq, H, Dh) first, then reshape to (B, Tq, D)"),
     "split_no_transpose": Mistake("split the heads with view but no transpose",
                                   "view (B, T, D) as (B, T, H, Dh), then transpose(1, 2) to (B, H, T, Dh)"),
-    "shared_kv": Mistake("used one projection for both K and V",
-                         "keys come from k_proj(memory), values from v_proj(memory)"),
+    "shared_kv": Mistake("used one projection for both K and V", "keys come from k_proj(memory), values from v_proj(memory)"),
     "no_out_proj": Mistake("left out the output projection", "apply out_proj to the merged heads"),
     "dropout_in_eval": Mistake("left dropout active at evaluation",
-                               "apply dropout only when self.training (nn.Dropout does that for you)",
-                               differs_between_calls),
+                               "apply dropout only when self.training (nn.Dropout does that for you)", differs_between_calls),
     "pre_ln": Mistake("normalised before each sublayer (pre-LN) instead of after it (post-LN)",
                       "post-LN means x = norm(x + sublayer(x))"),
+    "norm_outside": Mistake("wrote post-LN as x + norm(sublayer(x))",
+                            "the LayerNorm wraps the sum: x = norm(x + sublayer(x))"),
     "no_residual": Mistake("left out a residual connection",
                            "each sublayer's output is added to its input before the LayerNorm: norm(x + sublayer(x))"),
+    "one_norm": Mistake("used one LayerNorm for all three sublayers",
+                        "each sublayer has its own: layer_norm_1, layer_norm_2, layer_norm_3"),
+    "no_causal": Mistake("left the causal mask out of the masked self-attention",
+                         "pass self_mask to self_attn, so no position sees the ones after it"),
+    "memory_is_x": Mistake("fed the decoder's own states to the cross-attention as memory",
+                           "cross-attention reads the encoder output: self.cross_attn(x, memory, key_mask)"),
     "cross_before_self": Mistake("ran cross-attention before masked self-attention",
                                  "the order is masked self-attention, cross-attention, feed-forward"),
 }
-
-
-def attention(q, k, v, key_mask=None, mistake: str | None = None) -> tuple[torch.Tensor, torch.Tensor]:
-    """Cross-attention over the last two dims, right or with one named mistake. key_mask is
-    (B, Ts) with True at real source tokens; it broadcasts over any head dim."""
-    scores = q @ k.transpose(-2, -1)  # (..., Tq, Ts)
-    if mistake == "scaled_by_d":
-        scores = scores / q.size(-1)
-    elif mistake != "no_scaling":
-        scores = scores / math.sqrt(q.size(-1))
-    if key_mask is not None and mistake != "no_mask":
-        keep = key_mask.bool().view(key_mask.size(0), *[1] * (scores.dim() - 2), key_mask.size(1))
-        scores = scores.masked_fill(keep if mistake == "inverted_mask" else ~keep, float("-inf"))
-    if mistake == "causal":  # torch.tril(torch.ones(Tq, Ts)), wrongly used here
-        scores = scores.masked_fill(torch.ones(q.size(-2), k.size(-2)).tril() == 0, float("-inf"))
-    dim = -2 if mistake == "softmax_dim" else -1
-    weights = torch.log_softmax(scores, dim) if mistake == "log_softmax" else torch.softmax(scores, dim)
-    if mistake == "added_values":
-        return (weights[..., None] + v[..., None, :, :]).sum(-2), weights
-    return weights @ v, weights
-
-
-def multi_head(layer, x, memory, key_mask=None, mistake: str | None = None):
-    """`layer`'s (an anatomy.MultiHeadAttention) cross-attention from x (B, Tq, D) to memory (B, Ts, D),
-    with one mistake."""
-    if mistake == "swapped":  # then the (B, Ts) key mask no longer fits the keys: only without a mask
-        x, memory, key_mask = memory, x, None
-    split = layer.split_heads
-    if mistake == "split_no_transpose":
-        def split(t):
-            return t.reshape(t.size(0), layer.num_heads, t.size(1), layer.head_dim)  # heads and positions mixed
-    q, k = split(layer.q_proj(x)), split(layer.k_proj(memory))  # (B, H, T, Dh)
-    v = split((layer.k_proj if mistake == "shared_kv" else layer.v_proj)(memory))  # (B, H, Ts, Dh)
-    attended, weights = attention(q, k, v, key_mask, mistake)  # (B, H, Tq, Dh)
-    if mistake == "merge":
-        merged = attended.reshape(x.size(0), x.size(1), layer.embed_dim)  # positions and heads mixed up
-    else:
-        merged = layer.merge_heads(attended)  # (B, Tq, D)
-    return (merged if mistake == "no_out_proj" else layer.out_proj(merged)), weights
-
-
-def decoder_layer(layer, x, memory, self_mask, memory_mask, mistake: str, skip: int = -1) -> torch.Tensor:
-    """`layer`'s (an anatomy.TransformerDecoderLayer) output with one mistake; for no_residual,
-    `skip` (0, 1, 2) is the sublayer whose residual is left out."""
-    norms = (layer.layer_norm_1, layer.layer_norm_2, layer.layer_norm_3)
-    sublayers = [lambda h: layer.self_attn(h, mask=self_mask)[0],
-                 lambda h: layer.cross_attn(h, memory, mask=memory_mask)[0], layer.feed_forward]
-    if mistake == "cross_before_self":
-        sublayers[:2] = sublayers[1::-1]
-    for i, (norm, sublayer) in enumerate(zip(norms, sublayers)):
-        if mistake == "pre_ln":
-            x = x + sublayer(norm(x))
-        else:
-            x = norm(sublayer(x) if i == skip else x + sublayer(x))
-    return x

@@ -5,28 +5,25 @@ Shapes: B batch, Tq decoder tokens, Ts source tokens, D model width.
 """
 from __future__ import annotations
 
+import contextlib
 from types import SimpleNamespace
 
 import torch
 from torch import nn
 
 from anatomy.decoder import TransformerDecoderLayer
-from anatomy.homework.cross_attention.checks import check_cross_attention_module, inputs
-from anatomy.homework.cross_attention.mistakes import MISTAKES, decoder_layer
-from anatomy.homework.feedback import Feedback, call, compare, feedback_of
+from anatomy.homework.cross_attention.checks import SQUARE, check_cross_attention_module, inputs, named_crash
+from anatomy.homework.cross_attention.mistakes import MISTAKES
+from anatomy.homework.cross_attention.substitutes import KnownGoodCrossAttention
+from anatomy.homework.cross_attention.variants import decoder_layer
+from anatomy.homework.feedback import Feedback, call, compare, feedback_of, type_of
 from anatomy.homework.tracing import forbid, methods
 from anatomy.masks import causal_mask, padding_mask
-from anatomy.multihead import MultiHeadAttention
 
 LIBRARY_LAYERS = methods(TransformerDecoderLayer, nn.TransformerDecoderLayer, nn.TransformerDecoder)
+LIBRARY_NAMES = {"anatomy.decoder.TransformerDecoderLayer": "anatomy.TransformerDecoderLayer",
+                 "torch.nn.modules.transformer.TransformerDecoderLayer": "torch.TransformerDecoderLayer"}
 SUBSTITUTED = " (your CrossAttention, question 3, is not right yet, so this used a known-good cross-attention in its place)"
-
-
-class KnownGoodCrossAttention(MultiHeadAttention):
-    """anatomy's tested attention behind question 3's signature: forward(x, memory, key_mask=None)."""
-
-    def forward(self, x, memory, key_mask=None, need_weights=True):
-        return super().forward(x, memory, mask=None if key_mask is None else padding_mask(key_mask))
 
 
 def substitute_cross_attention(layer: nn.Module, config) -> None:
@@ -36,11 +33,30 @@ def substitute_cross_attention(layer: nn.Module, config) -> None:
     layer.cross_attn = good.train(layer.training)
 
 
+@contextlib.contextmanager
+def stand_in(user_class, replaced, replacement):
+    """While the block runs, the names of the notebook's globals that `user_class` sees and that are
+    bound to `replaced` are bound to `replacement` (a proxy of the grader's child does it there)."""
+    if hasattr(user_class, "stand_in"):
+        with user_class.stand_in(replaced, replacement):
+            yield
+        return
+    function = next((f for f in vars(user_class).values() if hasattr(f, "__globals__")), None) if isinstance(user_class, type) else None
+    scope = function.__globals__ if function is not None else {}
+    names = [name for name, value in scope.items() if value is replaced]
+    scope.update(dict.fromkeys(names, replacement))
+    try:
+        yield
+    finally:
+        scope.update(dict.fromkeys(names, replaced))
+
+
 def own_class(layer_class, what: str) -> None:
-    for library in (TransformerDecoderLayer, nn.TransformerDecoderLayer):
-        if isinstance(layer_class, type) and issubclass(layer_class, library):
-            raise Feedback(f"{what} subclasses {library.__module__.split('.')[0]}.{library.__name__}: "
-                           "this question asks for your own decoder layer")
+    mro = ([f"{c.__module__}.{c.__qualname__}" for c in layer_class.__mro__] if isinstance(layer_class, type)
+           else list(getattr(layer_class, "mro_names", [])))
+    for name, short in LIBRARY_NAMES.items():
+        if name in mro[1:]:
+            raise Feedback(f"{what} subclasses {short}: this question asks for your own decoder layer")
 
 
 def run_own_layer(answer, *args):
@@ -57,6 +73,12 @@ def run_own_layer(answer, *args):
     return result
 
 
+def distinct_norms(state: dict, seed: int) -> dict:
+    """The layer's weights with each LayerNorm's own random scale and shift, so reusing one shows."""
+    generator = torch.Generator().manual_seed(seed)
+    return {k: v + 0.5 * torch.randn(v.shape, generator=generator) if "layer_norm" in k else v for k, v in state.items()}
+
+
 def check_decoder_layer(layer_class, cross_attention_class=None, seed: int = 0, heads: int = 2, **shape) -> None:
     """Question 4: a post-LN decoder layer, a drop-in for anatomy.TransformerDecoderLayer."""
     own_class(layer_class, "MyDecoderLayer")
@@ -66,7 +88,7 @@ def check_decoder_layer(layer_class, cross_attention_class=None, seed: int = 0, 
     torch.manual_seed(seed)
     theirs = run_own_layer(layer_class, config)
     if not isinstance(theirs, nn.Module):
-        raise Feedback(f"MyDecoderLayer(config) must build an nn.Module, got {type(theirs).__name__}")
+        raise Feedback(f"MyDecoderLayer(config) must build an nn.Module, got {type_of(theirs).__name__}")
     if any(isinstance(m, TransformerDecoderLayer) for m in theirs.modules()):
         raise Feedback("MyDecoderLayer wraps anatomy.TransformerDecoderLayer: write the layer yourself")
     theirs.eval()
@@ -78,14 +100,28 @@ def check_decoder_layer(layer_class, cross_attention_class=None, seed: int = 0, 
     missing, unexpected = reference.load_state_dict(theirs.state_dict(), strict=False)
     if missing or unexpected:
         raise Feedback(f"use TransformerDecoderLayer's names: missing {missing}, unexpected {unexpected}")
-    self_mask, memory_mask = causal_mask(x.size(1)), padding_mask(key_mask)
-    with torch.no_grad():
-        got = run_own_layer(theirs, x, memory, self_mask, memory_mask)
-        expected = reference(x, memory, self_mask, memory_mask)
-        variants = [(MISTAKES[name], decoder_layer(reference, x, memory, self_mask, memory_mask, name))
-                    for name in ("pre_ln", "cross_before_self")]
-        variants += [(MISTAKES["no_residual"], decoder_layer(reference, x, memory, self_mask, memory_mask,
-                                                             "no_residual", skip)) for skip in range(3)]
+    state = distinct_norms(reference.state_dict(), seed)
+    reference.load_state_dict(state)
+    theirs.load_state_dict(state, strict=False)
+    mistakes = [("pre_ln", 0), ("norm_outside", 0), ("no_causal", 0)] + [
+        (name, which) for name in ("no_residual", "one_norm") for which in range(3)] + [("cross_before_self", w) for w in (0, 1)]
+
+    def layer_output(x, memory, key_mask):
+        self_mask, memory_mask = causal_mask(x.size(1)), padding_mask(key_mask)
+        with torch.no_grad():
+            got = run_own_layer(theirs, x, memory, self_mask, memory_mask)
+            expected = reference(x, memory, self_mask, memory_mask)
+            variants = [(MISTAKES[name], decoder_layer(reference, x, memory, self_mask, memory_mask, name, which))
+                        for name, which in mistakes]
+        return got, expected, variants
+    try:
+        got, expected, variants = layer_output(x, memory, key_mask)
+    except Feedback as failure:
+        xs, ms, mask = inputs(seed, **(SQUARE | {"width": x.size(-1)}))  # memory = x only runs when Tq == Ts
+        masks = causal_mask(xs.size(1)), padding_mask(mask)
+        with torch.no_grad():
+            right, wrong = reference(xs, ms, *masks)[0], decoder_layer(reference, xs, ms, *masks, "memory_is_x")
+        raise named_crash(failure, lambda: layer_output(xs, ms, mask)[0][0], [(MISTAKES["memory_is_x"], wrong, right)])
     if not isinstance(got, tuple) or len(got) != 3:
         raise Feedback(f"forward must return (x, self-attention weights, cross-attention weights){note}")
     try:
@@ -93,43 +129,4 @@ def check_decoder_layer(layer_class, cross_attention_class=None, seed: int = 0, 
                 hint="; post-LN is x = norm(x + sublayer(x)): masked self-attention, cross-attention, feed-forward")
         compare(got[2], expected[2], "cross-attention weights")
     except Feedback as feedback:
-        raise Feedback(f"{feedback}{note}") from None
-
-
-def check_translations(swap_in, layer_class=None, cross_attention_class=None, count: int = 200, seed: int = 7) -> None:
-    """Question 5: swap_in(model) puts your decoder layers, holding the trained weights, into notebook
-    07's dates translator; it must still translate held-out dates (>= 98% exact match). If your layer
-    (question 4) is not right yet, only the swap itself is graded."""
-    from anatomy.dates import CharVocabulary, date_pairs
-    from anatomy.dates_translator import DATES_MODEL_DIR, translate
-    from anatomy.transformer import Transformer
-
-    own_class(layer_class, "MyDecoderLayer")
-    model = Transformer.from_pretrained(DATES_MODEL_DIR)
-    trained = [layer.state_dict() for layer in model.decoder.layers]
-    model = run_own_layer(swap_in, model)
-    layers = getattr(getattr(model, "decoder", None), "layers", [])
-    for i, layer in enumerate(layers):
-        if layer_class is not None and type(layer) is not layer_class:
-            raise Feedback(f"model.decoder.layers[{i}] is a {type(layer).__name__}, not your MyDecoderLayer")
-        if any(isinstance(m, TransformerDecoderLayer) for m in layer.modules()):
-            raise Feedback(f"model.decoder.layers[{i}] still holds anatomy.TransformerDecoderLayer: swap in your own class")
-        state = layer.state_dict()
-        if state.keys() != trained[i].keys() or not all(torch.equal(state[k], trained[i][k]) for k in state):
-            raise Feedback(f"model.decoder.layers[{i}] does not hold the trained weights: load_state_dict(old.state_dict())")
-    if len(layers) != len(trained):
-        raise Feedback(f"the decoder must keep its {len(trained)} layers, found {len(layers)}")
-    note = ""
-    if cross_attention_class is not None and feedback_of(check_cross_attention_module, cross_attention_class, seed):
-        for layer in layers:
-            substitute_cross_attention(layer, model.config)
-        note = SUBSTITUTED
-    if layer_class is not None and feedback_of(check_decoder_layer, layer_class, cross_attention_class, seed):
-        return  # question 4 already costs its points; the swap itself is right
-    pairs, vocab = date_pairs(count, "held_out", seed=seed), CharVocabulary()
-    with torch.no_grad():
-        predictions = run_own_layer(translate, model.eval(), [source for source, _ in pairs], vocab)
-    wrong = [(s, p, t) for p, (s, t) in zip(predictions, pairs) if p != t]
-    if len(wrong) > 0.02 * count:
-        examples = "; ".join(f"{s!r} -> {p!r} (expected {t})" for s, p, t in wrong[:3])
-        raise Feedback(f"{len(wrong)} of {count} held-out dates are translated wrongly, e.g. {examples}{note}")
+        raise Feedback(f"{feedback}{note}", feedback.name) from None

@@ -1,20 +1,16 @@
-"""Helpers for the homework tests that grade through otter (test_homework_assign.py for homework 1,
-test_homework_sentiment.py for homework 2): build a homework with instructor/assign.py, write a
-submission with some answers redefined, grade submissions with `otter run`, and install the package
-from a wheel into a venv outside the repo (the Gradescope route).
-
-`grade_all` runs its gradings two at a time, each on one thread (OMP_NUM_THREADS=1): two
-single-threaded processes fill the machine's 2 cores without fighting over them, so a dozen
-gradings cost about half their sum. Scores do not depend on the thread count."""
+"""Helpers for the tests that grade homework notebooks as instructors do: build a homework with
+instructor/assign.py, write submissions with some answers redefined, grade a folder of them with the
+trusted grader's command (`python -m anatomy_grading grade`, one child per core, each on one thread),
+and install the package from a wheel into a venv outside the repo (the Gradescope route).
+Used by test_isolated_grading.py (homework 1) and test_homework_sentiment.py (homework 2)."""
 from __future__ import annotations
 
+import csv
 import importlib.util
 import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import nbformat
@@ -38,12 +34,13 @@ def assign_script():
     return module
 
 
-def submission(notebook_path: Path, answers: dict[str, str], folder: Path, plays: dict[str, str],
-               after_imports: str = "") -> Path:
+def submission(notebook_path: Path, answers: dict[str, str], path: Path, plays: dict[str, str],
+               after_imports: str = "", first: str = "") -> Path:
     """The notebook with question q's answer redefined by `plays[q]` (in a cell right after the cell
-    that starts with `answers[q]`), and `after_imports` run right after the import cell."""
+    that starts with `answers[q]`), `after_imports` run right after the import cell and `first` as
+    the very first cell; written to `path`."""
     notebook = nbformat.read(notebook_path, as_version=4)
-    cells = []
+    cells = [nbformat.v4.new_code_cell(first)] if first else []
     for cell in notebook.cells:
         cells.append(cell)
         if cell.cell_type == "code" and "grader = otter.Notebook" in cell.source and after_imports:
@@ -52,48 +49,43 @@ def submission(notebook_path: Path, answers: dict[str, str], folder: Path, plays
             if cell.cell_type == "code" and cell.source.startswith(start) and question in plays:
                 cells.append(nbformat.v4.new_code_cell(plays[question]))
     notebook.cells = cells
-    path = folder / notebook_path.name
+    path.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(notebook, path)
     return path
 
 
-def grade(assigned: Path, notebook: Path, out: Path, python: Path | str = sys.executable) -> dict[str, dict]:
-    """otter run's results for `notebook`, per question: {"q1": {"score": ..., "output": ...}, ...}."""
+def grade_folder(assigned: Path, folder: Path, out: Path, python: Path | str = sys.executable,
+                 call_timeout: float | None = None, cell_timeout: float | None = None) -> dict[str, dict]:
+    """The trusted grader's command on every notebook in `folder`: {student: results.json}; the
+    gradebook, feedback and review report stay in `out`."""
     zip_path = next((assigned / "autograder").glob("*.zip"))
-    out.mkdir(parents=True, exist_ok=True)
-    subprocess.run([python, "-m", "otter", "run", "-a", zip_path, "-o", out, notebook], check=True, capture_output=True,
-                   timeout=600, cwd=notebook.parent, env=os.environ | ONE_THREAD)
-    tests = json.loads((out / "results.json").read_text())["tests"]
-    return {t["name"]: t for t in tests if t["name"].startswith("q")}
+    command = [python, "-m", "anatomy_grading", "grade", "-a", zip_path, "-o", out, "-j", "2", folder]
+    command += ["--call-timeout", str(call_timeout)] if call_timeout else []
+    command += ["--cell-timeout", str(cell_timeout)] if cell_timeout else []
+    subprocess.run(command, check=True, capture_output=True, timeout=900, cwd=out.parent, env=os.environ | ONE_THREAD)
+    return {path.stem: json.loads(path.read_text()) for path in (out / "results").glob("*.json")}
 
 
-def grade_all(jobs: dict[str, tuple]) -> dict[str, dict[str, dict]]:
-    """{name: grade(*arguments)} for {name: arguments}, two gradings at a time."""
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        futures = {name: pool.submit(grade, *arguments) for name, arguments in jobs.items()}
-        return {name: future.result() for name, future in futures.items()}
+def by_question(results: dict) -> dict[str, dict]:
+    """{question: {"score": its total, "output": its cases' outputs joined}} of one results.json."""
+    questions: dict[str, dict] = {}
+    for test in results["tests"]:
+        entry = questions.setdefault(test["name"].split(" ")[0], {"score": 0.0, "output": ""})
+        entry["score"] += test["score"]
+        entry["output"] += test["output"] + "\n"
+    return questions
 
 
-class Gradings:
-    """The otter runs of one test file, graded together: each gets its own folder under `root`."""
-
-    def __init__(self, assigned: Path, root: Path) -> None:
-        self.assigned, self.root, self.jobs = assigned, root, {}
-
-    def add(self, name: str, notebook_in: Callable[[Path], Path], python: Path | str = sys.executable) -> None:
-        """Grade, as `name`, the notebook that `notebook_in(folder)` writes into its folder or names."""
-        folder = self.root / name
-        folder.mkdir()
-        self.jobs[name] = (self.assigned, notebook_in(folder), folder, python)
-
-    def grade(self) -> dict[str, dict[str, dict]]:
-        return grade_all(self.jobs)
+def gradebook(out: Path) -> dict[str, dict]:
+    with open(out / "gradebook.csv") as file:
+        return {row["student"]: row for row in csv.DictReader(file)}
 
 
 def check_assigned(assigned: Path, name: str) -> None:
-    """instructor/assign.py wrote the student and autograder notebooks and one autograder zip."""
+    """instructor/assign.py wrote the student and autograder notebooks, one autograder zip and the plan."""
     assert (assigned / "student" / name).exists() and (assigned / "autograder" / name).exists()
     assert len(list((assigned / "autograder").glob("*-autograder_*.zip"))) == 1
+    assert (assigned / "autograder" / "grading_plan.json").exists()
 
 
 def venv_from_wheel(tmp_path: Path) -> tuple[Path, str]:

@@ -1,0 +1,62 @@
+"""Check for question 5 of the cross-attention homework (notebook 08): swap_in puts the student's
+decoder layers, holding the trained weights, into notebook 07's dates translator, which must still
+translate held-out dates. A wrong CrossAttention (question 3) or layer (question 4) costs only its
+own question: the swap then runs with a known-good cross-attention, or only the swap is graded.
+"""
+from __future__ import annotations
+
+import contextlib
+
+import torch
+
+from anatomy.decoder import TransformerDecoderLayer
+from anatomy.homework.cross_attention.checks import check_cross_attention_module
+from anatomy.homework.cross_attention.model_checks import (SUBSTITUTED, check_decoder_layer, own_class, run_own_layer,
+                                                           stand_in, substitute_cross_attention)
+from anatomy.homework.cross_attention.substitutes import KnownGoodCrossAttention
+from anatomy.homework.feedback import Feedback, feedback_of, type_of
+
+
+def check_translations(swap_in, layer_class=None, cross_attention_class=None, count: int = 200, seed: int = 7) -> None:
+    """Question 5: swap_in(model) puts your decoder layers, holding the trained weights, into notebook
+    07's dates translator; it must still translate held-out dates (>= 98% exact match). If your layer
+    (question 4) is not right yet, only the swap itself is graded."""
+    from anatomy.dates import CharVocabulary, date_pairs
+    from anatomy.dates_translator import DATES_MODEL_DIR, translate
+    from anatomy.transformer import Transformer
+
+    own_class(layer_class, "MyDecoderLayer")
+    model = Transformer.from_pretrained(DATES_MODEL_DIR)
+    trained = [layer.state_dict() for layer in model.decoder.layers]
+    wrong_cross = cross_attention_class is not None and feedback_of(check_cross_attention_module, cross_attention_class, seed)
+    with stand_in(layer_class, cross_attention_class, KnownGoodCrossAttention) if wrong_cross else contextlib.nullcontext():
+        model = run_own_layer(swap_in, model)  # a wrong CrossAttention (say, without biases) cannot break the swap
+    if model is None:
+        raise Feedback("swap_in forgot to return the model: it returned None; end it with `return model`",
+                       "swap_in forgot to return the model")
+    layers = getattr(getattr(model, "decoder", None), "layers", [])
+    for i, layer in enumerate(layers):
+        if layer_class is not None and type_of(layer) is not layer_class:
+            raise Feedback(f"model.decoder.layers[{i}] is a {type_of(layer).__name__}, not your MyDecoderLayer")
+        if any(isinstance(m, TransformerDecoderLayer) for m in layer.modules()):
+            raise Feedback(f"model.decoder.layers[{i}] still holds anatomy.TransformerDecoderLayer: swap in your own class")
+        state = layer.state_dict()
+        if state.keys() != trained[i].keys() or not all(torch.equal(state[k], trained[i][k]) for k in state):
+            raise Feedback(f"model.decoder.layers[{i}] does not hold the trained weights: load_state_dict(old.state_dict())")
+    if len(layers) != len(trained):
+        raise Feedback(f"the decoder must keep its {len(trained)} layers, found {len(layers)}")
+    note = ""
+    if wrong_cross:
+        for layer in layers:
+            substitute_cross_attention(layer, model.config)
+        note = SUBSTITUTED
+    if layer_class is not None and feedback_of(check_decoder_layer, layer_class, cross_attention_class, seed):
+        return  # question 4 already costs its points; the swap itself is right
+    pairs, vocab = date_pairs(count, "held_out", seed=seed), CharVocabulary()
+    with torch.no_grad():
+        predictions = run_own_layer(translate, model.eval(), [source for source, _ in pairs], vocab)
+    wrong = [(s, p, t) for p, (s, t) in zip(predictions, pairs) if p != t]
+    if len(wrong) > 0.02 * count:
+        examples = "; ".join(f"{s!r} -> {p!r} (expected {t})" for s, p, t in wrong[:3])
+        raise Feedback(f"{len(wrong)} of {count} held-out dates are translated wrongly, e.g. {examples}{note}")
+

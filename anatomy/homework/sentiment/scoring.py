@@ -1,0 +1,42 @@
+"""Question 4's own measurements (homework 2, notebook 10): the check's classifier, loaded strictly
+with the student's fine-tuned weights, and what it predicts. Nothing here runs the student's code.
+Shapes: B batch, T tokens, D model width.
+"""
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from anatomy.encoder import TransformerEncoder
+from anatomy.homework.feedback import Feedback
+
+
+class OwnClassifier(nn.Module):
+    """The check's own classifier: an encoder and a one-logit head, nothing else."""
+
+    def __init__(self, config) -> None:
+        super().__init__()
+        self.encoder, self.head = TransformerEncoder(config), nn.Linear(config.hidden_size, 1)
+
+
+def predicted_logits(classifier, data) -> torch.Tensor:
+    """The head's (B,) logits on [CLS], computed here (not by the student's predict)."""
+    hidden = classifier.encoder(data.input_ids, attention_mask=data.attention_mask).last_hidden_state  # (B, T, D)
+    return classifier.head(hidden[:, 0]).squeeze(-1)
+
+
+def own_copy(classifier, config) -> OwnClassifier:
+    """The student's fine-tuned weights, loaded strictly into the check's own classifier (eval mode)."""
+    mine = OwnClassifier(config)
+    try:
+        mine.load_state_dict(classifier.state_dict(), strict=True)
+    except RuntimeError as error:
+        raise Feedback("your classifier's weights do not fit an encoder plus an nn.Linear(D, 1) head, so the check "
+                       f"cannot score them: {str(error).splitlines()[0][:300]}") from None
+    return mine.eval()
+
+
+def correct_share(classifier, batches) -> float:
+    with torch.no_grad():
+        right = sum(((predicted_logits(classifier, b) > 0).long() == b.labels).sum().item() for b in batches)
+    return right / sum(len(b.labels) for b in batches)

@@ -1,0 +1,138 @@
+"""The untrusted child: runs the student's notebook cells, then answers the grader's calls.
+
+sandbox.py starts it as `python -I -c BOOT`; BOOT reads this module and the others it needs
+(connection.SHIPPED) as source from stdin (the child needs no read access to the grading package) and calls main(setup):
+1. confine: (as root inside its own namespaces, when it has them) hide the paths it must not read,
+   give /tmp a fresh tmpfs, enter a private working folder, set resource limits, drop to the grading uid;
+2. prepare: import the libraries the notebook needs, apply the poisoning policy (poison.py), load
+   the substitutes a check may hand back, stub `otter` and `anatomy.homework` (so the notebook's
+   import cell runs), install the audit tripwires;
+3. answer requests (wire frames on stdin; replies on setup["reply_fd"]) until told to stop.
+Objects that are not plain data stay here; the parent holds handles to them (proxies.py).
+"""
+from __future__ import annotations
+
+import builtins
+import io
+import linecache
+import os
+import resource
+import subprocess
+import sys
+import types
+
+import torch
+
+from anatomy_grading import poison, tripwires, wire
+from anatomy_grading.handles import Handles, answer
+from anatomy_grading.stubs import Stub, StubFinder
+
+
+def confine(setup: dict) -> None:
+    if setup["mounts"]:  # root in a fresh mount namespace: what the child must not see disappears
+        mount = lambda *args: subprocess.run(["mount", *args], check=True, capture_output=True)  # noqa: E731
+        mount("--make-rprivate", "/")
+        for path in ("/dev/shm", "/tmp"):  # fresh; what the interpreter needs under /tmp (a venv) is kept
+            stash = [f"/dev/shm/.keep{i}" for i in range(len(setup["keep"]))] if path == "/tmp" else []
+            for kept, place in zip(setup["keep"], stash):
+                os.makedirs(place)
+                mount("--bind", kept, place)
+            mount("-t", "tmpfs", "-o", "size=1g,mode=1777", "tmpfs", path)
+            for kept, place in zip(setup["keep"], stash):
+                os.makedirs(kept, exist_ok=True)
+                mount("--move", place, kept)
+        for number, (blocked, needed) in enumerate(setup["expose"].items()):  # an unreadable folder with
+            stash = [f"/tmp/.expose{number}-{i}" for i in range(len(needed))]  # the interpreter inside
+            for path, place in zip(needed, stash):
+                os.makedirs(place)
+                mount("--bind", path, place)
+            mount("-t", "tmpfs", "-o", "mode=0755", "exposed", blocked)
+            for path, place in zip(needed, stash):
+                os.makedirs(path, exist_ok=True)
+                mount("--move", place, path)
+        for path in setup["hide"]:
+            if os.path.isdir(path):
+                mount("-t", "tmpfs", "-o", "ro,size=4k,mode=0555", "hidden", path)
+            elif os.path.exists(path):
+                mount("--bind", "/dev/null", path)
+    os.makedirs(setup["work"], exist_ok=True)
+    if setup["uid"] is not None:
+        os.chown(setup["work"], setup["uid"], setup["uid"])
+    os.chdir(setup["work"])
+    os.environ["HOME"] = setup["work"]
+    for name, value in setup["limits"].items():
+        resource.setrlimit(getattr(resource, name), (value, value))
+    if setup["uid"] is not None:
+        os.setgroups([])
+        os.setgid(setup["uid"])
+        os.setuid(setup["uid"])
+    import ctypes  # no setuid program may give the privileges back (PR_SET_NO_NEW_PRIVS)
+    ctypes.CDLL(None, use_errno=True).prctl(38, 1, 0, 0, 0)
+
+
+def prepare(setup: dict) -> list[str]:
+    torch.set_num_threads(setup["threads"])
+    torch.set_flush_denormal(True)  # a diverging run's denormal numbers would make it many times slower
+    import importlib
+
+    import matplotlib
+    matplotlib.use("Agg")
+    for name in ("matplotlib.pyplot", "anatomy", "transformers", "huggingface_hub.hf_api", *setup["preload"]):
+        importlib.import_module(name)
+    poisoned = poison.poison(setup["policy"])
+    for name, source in setup["substitutes"]:
+        module = sys.modules[name] = types.ModuleType(name)
+        exec(compile(source, f"<substitute {name}>", "exec"), module.__dict__)
+    for name in [n for n in sys.modules if n.startswith(("otter", "anatomy.homework"))]:
+        if name not in dict(setup["substitutes"]):
+            del sys.modules[name]
+    sys.meta_path.insert(0, StubFinder(("otter", "anatomy.homework", "anatomy_grading")))
+    linecache.clearcache()
+    sys.addaudithook(tripwires.tripwire)
+    return poisoned
+
+
+def main(setup: dict) -> None:
+    requests, reply_fd = io.FileIO(0, "rb", closefd=False), int(setup["reply_fd"])
+
+    def read(n: int) -> bytes:
+        chunks, left = [], n
+        while left:
+            chunk = requests.read(left)
+            if not chunk:
+                os._exit(0)
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+
+    def reply(message: dict, tensors: dict | None = None) -> None:
+        data = memoryview(wire.pack(message, tensors or {}))
+        while data:
+            data = data[os.write(reply_fd, data):]
+
+    try:
+        confine(setup)
+        poisoned = prepare(setup)
+    except BaseException as error:  # the instructor's problem (or the platform's), never the student's
+        reply({"fatal": f"{type(error).__name__}: {error}"})
+        os._exit(1)
+    reply({"ready": True, "poisoned": poisoned})
+    handles, namespace = Handles(), {"__name__": "__main__", "__builtins__": builtins, "display": print,
+                                     "get_ipython": Stub()}
+    while True:
+        message, tensors = wire.unpack(*(lambda lengths: (read(lengths[0]), read(lengths[1])))(
+            wire.lengths(read(wire.HEADER.size))))
+        if message.get("op") == "bye":
+            os._exit(0)
+        try:
+            result = answer(message, tensors, handles, namespace)
+            out: dict = {}
+            reply({"value": handles.encode(result, out), "refused": tripwires.take_refusals()}, out)
+        except BaseException as error:  # whatever the student's code raised is an answer too
+            reply({"error": {"type": type(error).__name__, "message": str(error)[:4000]},
+                   "refused": tripwires.take_refusals()})
+        for stream in (sys.__stdout__, sys.__stderr__):  # what the student printed reaches the log now
+            try:
+                stream.flush()
+            except Exception:
+                pass

@@ -1,0 +1,126 @@
+"""The parent's end of one child process: start it, send requests, read replies within a deadline.
+
+A request is one wire frame written to the child's stdin; its reply is one frame read from a pipe
+of its own, so nothing the student prints can pass for a reply (prints go to a log file the parent
+owns, of which instructors see the last 64 KiB). Every reply must arrive before its deadline: a
+child that runs past it, dies, or sends a malformed frame is killed (with its whole process group,
+or its pid namespace), and the call that was waiting raises ChildFailed with a plain reason.
+"""
+from __future__ import annotations
+
+import json
+import os
+import select
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import torch
+
+from anatomy_grading import sandbox, wire
+
+SHIPPED = ("wire", "shipping", "tripwires", "poison", "stubs", "handles", "child")  # the modules the child runs, sent as source
+
+
+class ChildFailed(BaseException):
+    """The child did not answer: it timed out, died or broke the protocol (the message says which).
+    A BaseException, so that a check's `except Exception` (which turns a student's crash into
+    feedback) lets it through to the grader, which scores the question 0 and starts a fresh child."""
+
+
+class Child:
+    def __init__(self, setup: dict, confinement: dict, start_timeout: float = 120.0) -> None:
+        self.log = tempfile.TemporaryFile()
+        self.work = None
+        if confinement["work"] is None:  # no fresh /tmp of its own: a private folder made here
+            self.work = tempfile.mkdtemp(prefix="grading-")
+            if confinement["uid"] is not None:
+                os.chown(self.work, confinement["uid"], confinement["uid"])
+            confinement = confinement | {"work": self.work}
+        reply_read, reply_write = os.pipe()
+        self.replies = reply_read
+        threads = int(setup["threads"])
+        self.process = subprocess.Popen(sandbox.command(confinement), stdin=subprocess.PIPE, stdout=self.log,
+                                        stderr=subprocess.STDOUT, pass_fds=(reply_write,), start_new_session=True,
+                                        env=sandbox.environment(threads), cwd="/")
+        os.close(reply_write)
+        here = Path(__file__).parent
+        boot = json.dumps({"modules": [[f"anatomy_grading.{m}", (here / f"{m}.py").read_text()] for m in SHIPPED],
+                           "setup": setup | confinement | {"reply_fd": reply_write}}).encode()
+        self.process.stdin.write(f"{len(boot)}\n".encode() + boot)
+        self.process.stdin.flush()
+        os.set_blocking(self.process.stdin.fileno(), False)
+        ready, _ = self.receive(time.monotonic() + start_timeout, "starting")
+        if "fatal" in ready:
+            self.close()
+            raise RuntimeError(f"the grading child could not start (an instructor error): {ready['fatal']}")
+        self.poisoned: list[str] = ready["poisoned"]
+
+    def request(self, message: dict, tensors: dict[str, torch.Tensor], timeout: float) -> tuple[dict, dict]:
+        deadline = time.monotonic() + timeout
+        if self.process.poll() is not None or self.process.stdin.closed:
+            self.fail("stopped")
+        data = memoryview(wire.pack(message, tensors))
+        fd = self.process.stdin.fileno()
+        while data:
+            if not select.select([], [fd], [], max(0.0, deadline - time.monotonic()))[1]:
+                self.fail(f"did not finish within {timeout:.0f} s")
+            try:
+                data = data[os.write(fd, data):]
+            except (BrokenPipeError, OSError):
+                self.fail("stopped")
+        return self.receive(deadline, f"did not finish within {timeout:.0f} s")
+
+    def receive(self, deadline: float, late: str) -> tuple[dict, dict]:
+        def read(size: int) -> bytes:
+            chunks = []
+            while size:
+                if not select.select([self.replies], [], [], max(0.0, deadline - time.monotonic()))[0]:
+                    self.fail(late)
+                chunk = os.read(self.replies, min(size, 1 << 20))
+                if not chunk:
+                    self.fail("stopped")
+                chunks.append(chunk)
+                size -= len(chunk)
+            return b"".join(chunks)
+        try:
+            body, blob = wire.lengths(read(wire.HEADER.size))
+            return wire.unpack(read(body), read(blob))
+        except (wire.WireError, ValueError, KeyError) as error:
+            self.fail(f"sent a malformed reply ({type(error).__name__})")
+
+    def fail(self, reason: str):
+        code = self.process.poll()
+        self.close()
+        if reason == "stopped" and code is not None:
+            reason = f"stopped (exit code {code})"
+        raise ChildFailed(reason)
+
+    def log_tail(self, size: int = 64 << 10) -> str:
+        self.log.seek(0, os.SEEK_END)
+        self.log.seek(max(0, self.log.tell() - size))
+        return self.log.read().decode(errors="replace")
+
+    @property
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            try:
+                os.killpg(self.process.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        self.process.wait()
+        for closing in (lambda: os.close(self.replies), self.process.stdin.close):
+            try:
+                closing()
+            except OSError:
+                pass
+        self.replies = -1
+        if self.work:
+            shutil.rmtree(self.work, ignore_errors=True)
+            self.work = None

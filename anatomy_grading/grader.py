@@ -1,0 +1,140 @@
+"""One submission graded: static review, then each group of questions in a fresh child, case by case.
+
+For a case, the parent looks up the homework's check (anatomy.homework.<hw>.check_x), replaces each
+answer name by a proxy of the child's object and runs the check's `.verdict(...)` here; the score is
+the case's share of its question's points when the verdict is None. A child that times out or dies
+costs the question it was answering (its other cases score 0 with the same message); the next
+question gets a fresh child. A cell that hangs is left out of the next child. Anything that goes
+wrong in the grader itself scores 0 and flags the submission for an instructor, never a traceback.
+"""
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from anatomy.homework.feedback import Feedback
+from anatomy_grading import plan as plans
+from anatomy_grading import sandbox, static
+from anatomy_grading.connection import Child, ChildFailed
+from anatomy_grading.proxies import Session
+
+CELL_TIMEOUT, CPU_SECONDS = 120.0, 1800
+
+
+@dataclass
+class Result:
+    tests: list[dict] = field(default_factory=list)
+    flags: list[str] = field(default_factory=list)
+    held: list[str] = field(default_factory=list)
+    log: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def score(self, question: str | None = None) -> float:
+        return sum(t["score"] for t in self.tests if question in (None, t["question"]))
+
+
+def hidden_paths(extra: list[Path]) -> list[Path]:
+    import anatomy.homework
+    import anatomy.sentiment_data
+
+    import anatomy_grading
+    repo = Path(anatomy.__file__).resolve().parent.parent
+    return [Path(anatomy_grading.__file__).parent, Path(anatomy.homework.__file__).parent,
+            anatomy.sentiment_data.data_dir(), repo / "instructor", repo / "build", repo / "tests", *extra]
+
+
+class Runner:
+    """The child of one group, started on demand with the notebook's cells run in it."""
+
+    def __init__(self, group: plans.Group, cells: list[str], result: Result, slot: int, threads: int, hide: list[Path],
+                 cell_timeout: float = CELL_TIMEOUT):
+        self.group, self.cells, self.result, self.cell_timeout = group, cells, result, cell_timeout
+        self.setup = {"threads": threads, "policy": group.policy, "preload": list(group.preload),
+                      "substitutes": [[m, Path(importlib.import_module(m).__file__).read_text()] for m in group.substitutes]}
+        self.confinement = sandbox.plan(hide, slot, CPU_SECONDS)
+        self.session: Session | None = None
+        self.skipped: set[int] = set()
+
+    def ready(self) -> Session:
+        while self.session is None:
+            child = Child(self.setup, self.confinement)
+            self.result.held = self.confinement["held"] + [f"policy {self.group.policy}: {len(child.poisoned)} library "
+                                                            "functions refused"]
+            session = Session(child, self.group.call_timeout)
+            for index, source in enumerate(self.cells):
+                if index in self.skipped:
+                    continue
+                try:
+                    session.send("exec", timeout=self.cell_timeout, source=source, index=index)
+                except ChildFailed as failure:
+                    self.result.log.append(f"cell {index} {failure}: left out of the next run")
+                    self.skipped.add(index)
+                    break
+                except Exception as error:  # the student's cell raised: as in Jupyter, the next cells still run
+                    self.result.log.append(f"cell {index} raised {type(error).__name__}: {str(error)[:200]}")
+            else:
+                self.session = session
+        return self.session
+
+    def close(self) -> None:
+        if self.session is not None:
+            self.result.log.append(f"child log ({self.group.questions}):\n{self.session.child.log_tail(4096)}")
+            self.session.child.close()
+            self.session = None
+
+
+def grade(notebook: Path, plan_path: Path, slot: int = 0, threads: int = 1, hide: list[Path] = (),
+          call_timeout: float | None = None, cell_timeout: float | None = None) -> Result:
+    start, result = time.perf_counter(), Result()
+    plan, homework = plans.load(plan_path)
+    try:
+        cells = static.code_cells(Path(notebook))
+        zero, result.flags = static.review(cells, plan["template"], plans.question_rules(plan, homework))
+    except static.NotebookError as error:
+        cells, zero = [], {q: f"{error}: every question scores 0" for q in plan["questions"]}
+    checks = importlib.import_module(homework.module)
+    for group in homework.groups:
+        group = group if call_timeout is None else dataclasses.replace(group, call_timeout=call_timeout)
+        hidden = hidden_paths([Path(plan_path).parent, Path(notebook).resolve().parent, *hide])
+        runner = Runner(group, cells, result, slot, threads, hidden, cell_timeout or CELL_TIMEOUT)
+        try:
+            for question in group.questions:
+                grade_question(question, plan["questions"][question], zero.get(question), runner, checks, result)
+        finally:
+            runner.close()
+    result.seconds = time.perf_counter() - start
+    return result
+
+
+def grade_question(question: str, spec: dict, zero: str | None, runner: Runner, checks, result: Result) -> None:
+    share = spec["points"] / len(spec["cases"])
+    hidden = 0
+    for case in spec["cases"]:
+        hidden += case["hidden"]
+        test = {"question": question, "name": f"{question} - " + (f"hidden {hidden}" if case["hidden"] else "public"),
+                "max_score": share, "score": 0.0, "hidden": case["hidden"], "mistake": None}
+        result.tests.append(test)
+        if zero is not None:
+            test["output"] = zero
+            continue
+        try:
+            session = runner.ready()
+            args = [session.answer(a["answer"]) if isinstance(a, dict) else a for a in case["args"]]
+            verdict = getattr(checks, case["check"]).verdict(*args, **case["kwargs"])
+        except ChildFailed as failure:
+            zero = f"your code {failure} while this check ran, so this question scores 0"
+            runner.close()
+            test["output"] = zero
+            continue
+        except NameError as error:
+            verdict = Feedback(f"not yet implemented: {error}")
+        except Exception as error:  # the grader's own failure: 0 for now, and a person looks at it
+            result.flags.append(f"{test['name']}: the grader failed ({type(error).__name__}: {str(error)[:200]})")
+            test["output"] = "the grader could not check this case; your instructor will look at it"
+            continue
+        test["score"] = share if verdict is None else 0.0
+        test["output"] = "passed" if verdict is None else str(verdict)
+        test["mistake"] = None if verdict is None else getattr(verdict, "name", None)

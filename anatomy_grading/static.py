@@ -1,0 +1,137 @@
+"""The submission as JSON, and the static rules for its answer cells: the grader reads them, never runs them.
+
+- code_cells: a notebook's code cells, without IPython's % and ! lines and without the cells that
+  call otter's grader (those run the formative checks, which the grader replaces).
+- review: per question, a reason to score 0 (a forbidden name in the question's answer code: the
+  cells the student wrote that define the question's symbols, and the cells defining the names those
+  use) and, for the whole notebook, flags for a person to review (dynamic constructs such as getattr,
+  exec, importlib, gc, ctypes, threading, sys.modules, in any cell the student wrote or changed).
+A cell that is the assignment's template cell, unchanged, is not the student's and is not judged.
+"""
+from __future__ import annotations
+
+import ast
+import json
+import re
+from collections import Counter
+from pathlib import Path
+
+MAX_BYTES = 50 << 20
+LARGE_CODE = 200_000  # characters of code that may carry data or weights: flagged
+GRADER_CALL = re.compile(r"\bgrader\s*\.\s*(check|check_all|export|to_pdf|run_plugin)\s*\(")
+DYNAMIC = {"getattr", "setattr", "delattr", "globals", "vars", "locals", "eval", "exec", "compile", "__import__",
+           "importlib", "gc", "ctypes", "inspect", "threading", "multiprocessing", "subprocess", "concurrent",
+           "_getframe", "__dict__", "__code__", "__globals__", "__builtins__", "__subclasses__", "__closure__",
+           "builtins", "marshal", "pickle", "dill", "socket", "open", "library", "ops", "_C", "setprofile",
+           "settrace", "system", "modules", "f_back", "f_globals", "tb_frame"}
+BUILTINS_ONLY = {"eval", "exec", "compile", "open", "vars", "globals", "locals", "getattr", "setattr", "delattr"}
+GRADING_INTERNALS = {"anatomy_grading", "mistakes", "variants", "substitutes", "model_checks", "run_checks", "diagnosis",
+                     "reference_predict", "reference_training_step", "KnownGoodCrossAttention", "translations"}
+
+
+class NotebookError(ValueError):
+    """The submission is not a notebook the grader can read."""
+
+
+def code_cells(path: Path) -> list[str]:
+    if path.stat().st_size > MAX_BYTES:
+        raise NotebookError(f"the notebook is {path.stat().st_size >> 20} MiB, over the grader's {MAX_BYTES >> 20} MiB")
+    try:
+        notebook = json.loads(path.read_bytes())
+        cells = [c for c in notebook["cells"] if c.get("cell_type") == "code"]
+        sources = ["".join(c["source"]) if isinstance(c["source"], list) else str(c["source"]) for c in cells]
+    except (ValueError, KeyError, TypeError) as error:
+        raise NotebookError(f"the file is not a Jupyter notebook ({type(error).__name__})") from None
+    return [runnable(s) for s in sources if not GRADER_CALL.search(s)]
+
+
+def runnable(source: str) -> str:
+    """IPython's %magic and !shell lines become `pass` (plain Python runs the rest)."""
+    return "\n".join(re.sub(r"^(\s*)[%!].*$", r"\1pass  # an IPython line, not run by the grader", line)
+                     for line in source.splitlines())
+
+
+def normalized(source: str) -> str:
+    return "\n".join(line.rstrip() for line in source.strip().splitlines())
+
+
+def parsed(source: str) -> ast.Module | None:
+    try:
+        return ast.parse(source)
+    except SyntaxError:
+        return None
+
+
+def defined(node: ast.AST) -> set[str]:
+    """The module-level names a top-level statement binds (not the locals of its functions)."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return {node.name}
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return {(a.asname or a.name).split(".")[0] for a in node.names}
+    if isinstance(node, ast.Name):
+        return {node.id} if isinstance(node.ctx, ast.Store) else set()
+    return set().union(*[defined(child) for child in ast.iter_child_nodes(node)
+                         if not isinstance(child, (ast.Lambda, ast.expr_context))]) if not isinstance(node, ast.Lambda) else set()
+
+
+def words(tree: ast.AST) -> list[str]:
+    """Every identifier, attribute, imported name and string constant of the code."""
+    found: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            found.append(node.id)
+        elif isinstance(node, ast.Attribute):
+            found.append(node.attr)
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef)):
+            found.append(node.name)
+        elif isinstance(node, ast.alias):
+            found += node.name.split(".") + ([node.asname] if node.asname else [])
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found += node.module.split(".")
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            found.append(node.value)
+    return found
+
+
+def dynamic(tree: ast.AST) -> Counter:
+    """The DYNAMIC words of the code; BUILTINS_ONLY ones not as an attribute (model.eval() is not eval)."""
+    found = Counter(w for w in words(tree) if w in DYNAMIC)
+    found.subtract(n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr in BUILTINS_ONLY)
+    return +found
+
+
+def answer_code(statements: list[tuple[int, ast.stmt]], symbols: set[str]) -> list[tuple[int, ast.stmt]]:
+    """The student's top-level statements that define `symbols`, and those defining the names they
+    use, transitively: the code a question's answer runs."""
+    chosen: list[tuple[int, ast.stmt]] = []
+    wanted = set(symbols)
+    while more := [s for s in statements if s not in chosen and defined(s[1]) & wanted]:
+        chosen += more
+        wanted |= {w for _, node in more for w in words(node)}
+    return chosen
+
+
+def review(cells: list[str], template: list[str], questions: dict[str, dict]) -> tuple[dict[str, str], list[str]]:
+    """({question: why it scores 0}, [flags for review]). questions: {q: {"symbols": [...], "forbidden": [...], "why": ...}}."""
+    known = {normalized(t) for t in template}
+    mine = {i: c for i, c in enumerate(cells) if normalized(c) not in known}
+    trees = {i: t for i, c in mine.items() if (t := parsed(c)) is not None}
+    flags = [f"cell {i} does not parse as Python" for i in mine if i not in trees]
+    expected = sum((dynamic(tree) for t in template if (tree := parsed(t))), Counter())
+    used = sum((dynamic(tree) for c in cells if (tree := parsed(c))), Counter())
+    flags += [f"cell {i} uses {w}" for i, tree in trees.items() for w in sorted(dynamic(tree))
+              if used[w] > expected[w]]  # more than the template's own (its setup cell reads sys.modules)
+    if sum(len(c) for c in cells) > LARGE_CODE:
+        flags.append(f"the notebook holds {sum(len(c) for c in cells):,} characters of code (data or weights inside?)")
+    statements = [(i, node) for i, tree in trees.items() for node in tree.body]
+    zero = {}
+    for question, rules in questions.items():
+        for i, node in answer_code(statements, set(rules["symbols"])):
+            hits = sorted({w for w in words(node) for f in rules["forbidden"] if f.lower() in w.lower()})
+            if hits:
+                zero[question] = f"your answer uses {hits[0]} (cell {i}): {rules['why']}, so this question scores 0"
+                break
+    for i, tree in trees.items():
+        if hits := sorted(set(words(tree)) & GRADING_INTERNALS):
+            flags.append(f"cell {i} refers to {hits[0]} (the grading code)")
+    return zero, flags

@@ -1,0 +1,48 @@
+"""The child's audit hook: it records refused library calls and refuses what would undo the poisoning
+or leave the process: gc's object walks (they find the poisoning's handles), ctypes, reading the
+poisoned modules' source or bytecode (no copy of them can be compiled), restoring a poisoned
+function's code, starting processes (a fresh interpreter is not poisoned), sockets. Tripwires, not a
+sandbox (CPython's audit hooks can be got round with enough effort): the OS boundary (sandbox.py)
+keeps the grade safe; these keep "write it yourself" honest. Sent to the child as source.
+"""
+from __future__ import annotations
+
+import types
+from pathlib import Path
+
+BLOCKED_EVENTS = ("gc.get_objects", "gc.get_referrers", "gc.get_referents", "ctypes.", "subprocess.Popen", "os.system",
+                  "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty", "pty.spawn", "socket.connect",
+                  "socket.bind", "socket.sendto", "sys._setprofileallthreads", "sys._settraceallthreads")
+_refused: list[str] = []
+_sources: set[tuple[str, str]] = set()  # (folder, module stem) of every poisoned function's source file
+_functions: set[int] = set()  # ids of the poisoned functions, whose __code__ must stay
+
+
+def guard(fn: types.FunctionType) -> None:
+    """Watch a function about to be poisoned: its code may not come back, its source not be read."""
+    source = Path(fn.__code__.co_filename)
+    _sources.add((str(source.parent), source.stem))
+    _functions.add(id(fn))
+
+
+def poisoned_file(path: str) -> bool:
+    folder, stem = Path(path).parent, Path(path).name.split(".")[0]
+    return any(stem == s and (str(folder) == f or str(folder) == f + "/__pycache__") for f, s in _sources)
+
+
+def tripwire(event: str, args: tuple) -> None:
+    """The audit hook: record refusals, refuse what would undo the poisoning or leave the process."""
+    if event == "grading.refused":
+        _refused.append(str(args[0]))
+    elif event.startswith(BLOCKED_EVENTS):
+        raise RuntimeError(f"{event} is switched off in the grader")
+    elif event == "open" and isinstance(args[0], str) and poisoned_file(args[0]):
+        raise RuntimeError(f"reading {args[0]} is switched off in the grader")
+    elif event == "object.__setattr__" and args[1] == "__code__" and id(args[0]) in _functions:
+        raise RuntimeError("restoring a refused function is switched off in the grader")
+
+
+def take_refusals() -> list[str]:
+    found = sorted(set(_refused))
+    _refused.clear()
+    return found
