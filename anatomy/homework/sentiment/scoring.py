@@ -9,6 +9,7 @@ from torch import nn
 
 from anatomy.encoder import TransformerEncoder
 from anatomy.homework.feedback import Feedback
+from anatomy.homework.sentiment.substitutes import cls_logits
 
 
 class OwnClassifier(nn.Module):
@@ -21,8 +22,7 @@ class OwnClassifier(nn.Module):
 
 def predicted_logits(classifier, data) -> torch.Tensor:
     """The head's (B,) logits on [CLS], computed here (not by the student's predict)."""
-    hidden = classifier.encoder(data.input_ids, attention_mask=data.attention_mask).last_hidden_state  # (B, T, D)
-    return classifier.head(hidden[:, 0]).squeeze(-1)
+    return cls_logits(classifier, data.input_ids, data.attention_mask)
 
 
 def own_copy(classifier, config) -> OwnClassifier:

@@ -9,11 +9,16 @@ import torch
 import torch.nn.functional as F
 
 
-def reference_predict(classifier, input_ids, attention_mask):
+def cls_logits(classifier, input_ids, attention_mask):
+    """The head's (B,) logits on [CLS] (the check's own scoring reads them too)."""
     hidden = classifier.encoder(input_ids, attention_mask=attention_mask).last_hidden_state  # (B, T, D)
-    return torch.sigmoid(classifier.head(hidden[:, 0])).squeeze(-1)  # (B,)
+    return classifier.head(hidden[:, 0]).squeeze(-1)  # (B,)
+
+
+def reference_predict(classifier, input_ids, attention_mask):
+    return torch.sigmoid(cls_logits(classifier, input_ids, attention_mask))  # (B,)
 
 
 def reference_training_step(classifier, batch):
-    hidden = classifier.encoder(batch.input_ids, attention_mask=batch.attention_mask).last_hidden_state  # (B, T, D)
-    return F.binary_cross_entropy_with_logits(classifier.head(hidden[:, 0]).squeeze(-1), batch.labels.float())
+    logits = cls_logits(classifier, batch.input_ids, batch.attention_mask)  # (B,)
+    return F.binary_cross_entropy_with_logits(logits, batch.labels.float())
