@@ -28,7 +28,8 @@
 # ## Learning objectives
 # 1. Explain why the scores are divided by √d, with an experiment.
 # 2. Relate soft attention to hard attention (argmax) and to a Python dictionary lookup.
-# 3. Compute attention step by step on "time flies like an arrow" and match PyTorch's kernel.
+# 3. Compute attention step by step on "time flies like an arrow" and match PyTorch's kernel; see why
+#    values may have their own width, and read the column notation of lecture notes in our row form.
 # 4. Build causal and padding masks, and see how a query attends in BertViz's neuron view.
 
 # %%
@@ -339,7 +340,7 @@ viz.neuron_view("the cat sat", "it slept", layer=0, head=0)
 # | hard vs soft attention | 하드 어텐션 vs 소프트 어텐션 |
 # | causal mask | 인과 마스크 |
 # | padding mask | 패딩 마스크 |
-# | saturation (of the softmax) | (소프트맥스의) 포화 |
+# | saturation (of the softmax) | 포화 (소프트맥스의 포화) |
 # | cross-attention | 교차 어텐션 |
 #
 # ## 핵심 요약

@@ -401,7 +401,6 @@ for length in [512, 4096, 32_768, 131_072]:
 # | quadratic complexity | 이차 복잡도 |
 # | sparse attention | 희소 어텐션 |
 # | coreference ("it" → "animal") | 상호참조 (대명사 해소) |
-# | control (input) | 대조군 (대조 입력) |
 #
 # ## 핵심 요약
 # - 멀티헤드 어텐션은 D/H 폭으로 투영한 H개의 독립된 헤드를 이어 붙이고 `out_proj`로 섞는다.

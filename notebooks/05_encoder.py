@@ -31,6 +31,7 @@
 # 3. Assemble `TransformerEncoderLayer` in both layer-norm placements (post-LN and pre-LN).
 # 4. Prove that attention without positions is permutation-equivariant.
 # 5. Load pretrained weights into `TransformerEncoder` and reproduce Hugging Face's BERT to 1e-5.
+# 6. Count where a layer's parameters are: two thirds in the feed-forward network.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -357,18 +358,17 @@ print("logits:", tuple(logits.shape), "(fresh pooler and head: fine-tuning would
 # ## Glossary · 용어집
 # | English | 한국어 |
 # |---|---|
-# | feed-forward network (position-wise) | (위치별) 피드포워드 신경망 |
+# | feed-forward network (position-wise) | 위치별 피드포워드 신경망 |
 # | layer normalization | 층 정규화 |
 # | residual (skip) connection | 잔차 연결 (스킵 연결) |
 # | pre-LN / post-LN | Pre-LN / Post-LN |
-# | warm-up | 워밍업 (학습률 예열) |
+# | warm-up | 학습률 워밍업 (예열) |
 # | permutation equivariance | 순열 등변성 |
 # | pretrained weights | 사전 학습된 가중치 |
 # | classification head | 분류 헤드 |
 # | mean pooling | 평균 풀링 |
 # | rank collapse | 랭크 붕괴 |
 # | pooler | 풀러 |
-# | non-embedding parameters | 임베딩 외 매개변수 |
 #
 # ## 핵심 요약
 # - 인코더 층은 셀프 어텐션과 위치별 피드포워드 신경망으로 이루어지며, 각각 잔차 연결과 층 정규화(Post-LN 또는 Pre-LN)를 갖는다.
