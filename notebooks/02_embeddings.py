@@ -241,7 +241,7 @@ torch.testing.assert_close(t5_term[0], t5_term[1])  # the same for every query
 # |---|---|
 # | embedding / lookup table | 임베딩 / 룩업 테이블 |
 # | static vs contextual embedding | 정적 임베딩 vs 문맥 임베딩 |
-# | position embedding (learned) | (학습된) 위치 임베딩 |
+# | position embedding (learned) | 학습된 위치 임베딩 |
 # | sinusoidal position encoding | 사인파 위치 인코딩 |
 # | token type (segment) embedding | 토큰 유형(세그먼트) 임베딩 |
 # | layer normalization | 층 정규화 |
