@@ -187,10 +187,12 @@ anatomy.show_source(GRUSeq2Seq.decode)
 #
 # The notebook prints no timings (they depend on the machine); `make bench` C1 trains the three
 # models with this recipe and prints each one's time. On our two CPU cores the attention GRU was the
-# slowest (C1_TIMES). Both GRUs run the same decoder loop of up to 61 steps, each waiting for the one
-# before; at each of them the attention GRU also scores all the encoder states and averages them,
-# and it reads the source twice (once each way). The Transformer computes every position of a
-# layer at once (section 7).
+# slowest: 29.6 s, against 10.8 s for the fixed-context GRU and 16.8 s for the Transformer (the
+# seconds move with the machine's load; the order did not). Both GRUs run the same decoder loop of
+# up to 61 steps, each waiting for the one before; at each of them the attention GRU also scores all
+# the encoder states and averages them, and its encoder reads the source twice, once each way (with
+# a one-way encoder C1 measured 18.4 s). The Transformer computes every position of a layer at
+# once (section 7).
 #
 # %%
 models = {}
@@ -276,9 +278,13 @@ plt.show()
 #   right letter again at each step.
 # - **The Transformer** is level with the attention GRU on short strings (98% at 10 letters), then
 #   falls behind: 91% against 100% at 20, 79% against 98% at 30, 46% against 80% at 60. That is
-#   one training run of each; part of the GRU's lead is its bidirectional encoder, which `make bench`
-#   C1 measures by training the attention GRU once more with a one-way encoder (see below). Our
-#   reading of the rest (a guess, not something this notebook proves): the GRU's decoder state moves
+#   one training run of each. Part of the GRU's lead is its bidirectional encoder: `make bench` C1
+#   also trains the attention GRU with a one-way encoder, everything else the same, and it got 89% of
+#   the letters at 20 and 50% at 60 (78% with both directions in that run; the bench runs on two
+#   threads, the notebook on one, so its figures differ a little from these). Attention alone lifts
+#   the GRU from 7% to 50% at 60 letters; reading both ways adds the rest. The Transformer's encoder
+#   sees both sides of every letter too, so the bidirectional GRU is the fairer comparison. Our
+#   reading of the rest of the gap (a guess, not something this notebook proves): the GRU's decoder state moves
 #   forward one letter at a time, so it only has to look "just after the last letter"; the
 #   Transformer has to pick out position *i* among sinusoidal position vectors that look more and
 #   more alike to it as strings grow. Attention removes the bottleneck; it does not make learning free.
@@ -331,12 +337,21 @@ for name, on_letter in diagonal.items():
 assert all(on_letter.mean() > 5 / len(text) for on_letter in diagonal.values())  # far above a uniform 1/20
 
 # %% [markdown]
-# Both learned a diagonal: to write letter *i*, look at source letter *i*. The row labelled "<bos>"
-# predicts the first letter, so its bright cell sits on the first column, and each later row moves
-# one column right. Nobody told either model about diagonals; the alignment comes from training
-# alone. Both bands blur further down the string, where the models are less sure which position
-# they are at: the same weakness that lowers their accuracy on long strings. The RNN computes its
-# rows one after another; the Transformer computes all of them in one step.
+# Both learned a diagonal: to write letter *i*, look at source letter *i*. Each row is labelled by
+# the letter its step writes (as in notebooks 07 and 08), so row *i*'s bright cell sits in column
+# *i*; the last row writes `<eos>`. Nobody told either model about diagonals; the alignment comes
+# from training alone. The RNN computes its rows one after another; the Transformer computes all of
+# them in one step.
+#
+# The two bands differ (the numbers just above). The Transformer's band is
+# sharp at first (on average 0.61 of the weight on the letter being written, over the first ten
+# letters) and blurs further down the string (0.32 over the last ten), where it is less sure which
+# position it is at: the same weakness that lowers its accuracy on long strings. The attention GRU's
+# band is about two letters wide all along (0.37, then 0.40): it splits its weight between the
+# letter it writes and its neighbour. The bidirectional encoder allows this. **h_j** holds letter *j*
+# freshest in both halves, but the neighbours hold it too: the forward half of **h_{j+1}** read it
+# one step before its own letter, the backward half of **h_{j−1}** likewise. With a one-way encoder,
+# **h_j** knows only letters up to *j*, so no state before *j* could tell the decoder what letter *j* is.
 #
 # ## 7. The cost side: T steps in a row, or one step
 # The RNN's loop above has T iterations that must run one after another: step *t* needs step *t − 1*.
@@ -375,21 +390,22 @@ for length in (16, 64, 256, 1024):
 #
 # | T | GRU layer | self-attention layer | attention / GRU |
 # |---|---|---|---|
-# | 16 | 0.97 ms | 0.80 ms | 0.87 |
-# | 64 | 3.25 ms | 1.76 ms | 0.54 |
-# | 256 | 11.70 ms | 12.56 ms | 1.06 |
-# | 1,024 | 45.68 ms | 259.73 ms | 5.82 |
+# | 16 | 0.24 ms | 0.13 ms | 0.52 |
+# | 64 | 0.91 ms | 0.31 ms | 0.34 |
+# | 256 | 3.73 ms | 2.70 ms | 0.70 |
+# | 1,024 | 15.54 ms | 136.81 ms | 8.86 |
 #
 # The last column is not the third divided by the second: the bench times the two layers alternately,
 # call after call, and reports the median of those paired ratios, which the machine's changing load
 # disturbs less than a ratio of two separate medians (`bench.paired_ratio`).
 #
 # On this CPU attention was the faster layer for short sequences. At T = 64 the two do the same
-# arithmetic, yet attention took half the time: a few large products keep the CPU busy, while the
-# GRU's 64 small steps each wait for the one before. At T = 256 the two were about even, and at
-# T = 1,024 attention's T² arithmetic made it about six times slower. Three runs on the same
-# machine gave ratios of 0.7–0.9, 0.5–0.6, 1.0–1.4 and 5.4–6.6; the milliseconds themselves move
-# with the machine's load, the ratios much less.
+# arithmetic, yet attention took about a third of the time: a few large products keep the CPU busy,
+# while the GRU's 64 small steps each wait for the one before. At T = 256 attention does twice the
+# arithmetic and was still a little faster here, and at T = 1,024 its T² arithmetic made it about
+# nine times slower. Three runs on the same machine gave ratios of 0.5–0.6, 0.3–0.4, 0.7–2.0 and
+# 8.9–9.5; the milliseconds themselves move with the machine's load, and so does the ratio where
+# the two layers are close (T = 256).
 #
 # On a GPU, which runs the matrix products in parallel but must still take the GRU's steps one
 # by one, the balance moves far towards attention. Notebook 04 measures attention's T² in time and
@@ -444,7 +460,6 @@ for length in (16, 64, 256, 1024):
 # | context vector | 문맥 벡터 |
 # | bottleneck | 병목 |
 # | additive (Bahdanau) attention | 가산 어텐션 (바다나우 어텐션) |
-# | bidirectional encoder | 양방향 인코더 |
 # | alignment | 정렬 |
 # | cross-attention | 교차 어텐션 |
 # | inductive bias | 귀납적 편향 |
