@@ -269,9 +269,10 @@ plt.show()
 #   strings without a mistake) and then falls off a cliff: at 10 letters it gets 34% of the letters
 #   and not one whole string, 15% of the letters at 20, 7% at 60, barely above guessing (4%). Sixty
 #   letters do not fit in 64 numbers, at least not in what the GRU learns in 800 steps. This is the
-#   bottleneck: Cho et al. (2014) found that their encoder-decoder translated worse as sentences got
-#   longer, and Bahdanau et al. built attention to remove it. (Sutskever et al. fed their source in
-#   reverse, so that the first words to write sat next to the last ones read; it helped, and they
+#   bottleneck: Cho et al. ("On the Properties of Neural Machine Translation", 2014) found that
+#   their encoder-decoder translated worse as sentences got longer, and Bahdanau et al. built
+#   attention to remove it. (Sutskever et al. fed their source in reverse, so that the first words
+#   to write sat next to the last ones read; it helped, and they
 #   said they had no complete explanation of why.)
 # - **Additive attention** hardly degrades up to 40 letters (100% of the letters at 20, 98% at 40),
 #   then loses some: 92% at 50, 80% at 60. It never has to hold the whole string, only to find the
@@ -284,10 +285,11 @@ plt.show()
 #   threads, the notebook on one, so its figures differ a little from these). Attention alone lifts
 #   the GRU from 7% to 50% at 60 letters; reading both ways adds the rest. The Transformer's encoder
 #   sees both sides of every letter too, so the bidirectional GRU is the fairer comparison. Our
-#   reading of the rest of the gap (a guess, not something this notebook proves): the GRU's decoder state moves
-#   forward one letter at a time, so it only has to look "just after the last letter"; the
-#   Transformer has to pick out position *i* among sinusoidal position vectors that look more and
-#   more alike to it as strings grow. Attention removes the bottleneck; it does not make learning free.
+#   reading of the rest of the gap (a guess, not something this notebook proves): the GRU's decoder
+#   state moves forward one letter at a time, so it only has to look "just after the last letter";
+#   the Transformer has to pick out position *i* among sinusoidal position vectors that look more
+#   and more alike to it as strings grow. Attention removes the bottleneck; it does not make
+#   learning free.
 # - Whole strings are the harder measure: one wrong letter in sixty is enough to miss. The
 #   Transformer copies no string of 30 letters or more without a mistake; the attention GRU still
 #   copies 89% of the 40-letter strings and 4% of the 60-letter ones.
