@@ -61,7 +61,9 @@ def _batches(vocab: CharVocabulary, batch_size: int, seed: int, device) -> Itera
 
 
 def build_model(name: str, vocab: CharVocabulary) -> nn.Module:
-    """One of MODEL_NAMES, each about 0.1M parameters and able to read MAX_LENGTH letters."""
+    """One of MODEL_NAMES, able to read MAX_LENGTH letters: the GRUs 64 wide (about 55,000 parameters
+    with a fixed context, about 100,000 with attention and the bidirectional encoder), the Transformer
+    64 wide with 2 + 2 layers (about 170,000)."""
     specials = dict(pad_token_id=vocab.pad_id, bos_token_id=vocab.bos_id, eos_token_id=vocab.eos_id)
     if name == "Transformer":
         return Transformer(TransformerConfig(vocab_size=len(vocab), hidden_size=64, num_attention_heads=4,
@@ -70,7 +72,8 @@ def build_model(name: str, vocab: CharVocabulary) -> nn.Module:
                                              **specials))
     if name in MODEL_NAMES:
         return GRUSeq2Seq(RNNConfig(vocab_size=len(vocab), max_length=MAX_LENGTH,
-                                    attention=name == "GRU + attention", **specials))
+                                    attention=name == "GRU + attention", bidirectional=name == "GRU + attention",
+                                    **specials))
     raise ValueError(f"model name must be one of {MODEL_NAMES}, got {name!r}")
 
 

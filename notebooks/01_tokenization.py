@@ -39,13 +39,21 @@
 # ## The map of the series
 # | notebook | piece | in `anatomy` |
 # |---|---|---|
+# | 00 before Transformers | RNN encoder-decoder, Bahdanau's attention, the copy task | `GRUSeq2Seq`, `AdditiveAttention`, `anatomy.copy_task` |
 # | **01 tokenization** (here) | text → ids | `WordPieceTokenizer`, `load_pretrained` |
 # | 02 embeddings | ids → vectors, positions | `Embeddings`, `sinusoidal_positions` |
 # | 03 attention | scaled dot-product attention, masks | `scaled_dot_product_attention`, `causal_mask`, `padding_mask` |
 # | 04 multi-head attention | heads, fused projections | `MultiHeadAttention` |
 # | 05 encoder | feed-forward, layer norm, the encoder = BERT | `TransformerEncoder` |
 # | 06 decoder | causal masking, cross-attention | `TransformerDecoder`, `Transformer` |
-# | 07 training | a tiny translator trained on a CPU | `anatomy.dates` |
+# | 07 training | a tiny translator trained on a CPU | `anatomy.training`, `anatomy.dates` |
+# | 08 homework 1 | cross-attention, written by you | `anatomy.homework.cross_attention` (its checks) |
+# | 09 fine-tuning | our BERT fine-tuned for sentiment | `anatomy.sentiment`, `anatomy.linear_probe` |
+# | 10 homework 2 | fine-tuning BERT for sentiment, by you | `anatomy.homework.sentiment` (its checks) |
+# | 11 GPT | a decoder-only model, sampling, KV cache, beam search | `anatomy.gpt`, `anatomy.kv_cache`, `anatomy.sampling` |
+# | 12 modern block | RMSNorm, SwiGLU, RoPE, grouped-query attention: a Llama | `anatomy.llama`, `anatomy.rotary`, `anatomy.gqa` |
+# | 13 efficient attention | tiled attention, product keys, adaptive span, persistent memory | `anatomy.tiled_attention`, `anatomy.product_keys` |
+# | 14 vision transformer | images as sequences of patches | `anatomy.vit` |
 #
 # ## Learning objectives
 # By the end of this notebook you can
@@ -274,7 +282,8 @@ print(f"match rate: {matches}/{len(sentences)} = {matches / len(sentences):.1%}"
 # - BERT adds `[CLS]` and `[SEP]`, marks segments with `token_type_ids`, and marks padding with
 #   `attention_mask`.
 # - WordPiece keeps the vocabulary small (30,522 entries): a rare word becomes several `##` pieces.
-#   Only a word containing a character the vocabulary lacks becomes `[UNK]` (section 6).
+#   A word becomes `[UNK]` when some part of it matches no piece (section 6): with this vocabulary,
+#   a character it lacks, or a word longer than 100 characters (see "For the curious").
 # - The uncased model applies NFD and strips accents, which turns Korean syllables into jamo. A Korean
 #   vocabulary keeps syllables and whole words, and so needs far fewer pieces per sentence.
 # - Our 100-line tokenizer reproduces Hugging Face's ids exactly on real text.
@@ -309,7 +318,7 @@ print(f"match rate: {matches}/{len(sentences)} = {matches / len(sentences):.1%}"
 # ## 핵심 요약
 # - 토크나이저는 텍스트를 어휘(사전)의 행 번호인 정수 ID로 바꾸고, 다시 텍스트로 되돌린다.
 # - BERT는 `[CLS]`와 `[SEP]`를 붙이고, `token_type_ids`로 문장을 구분하며, `attention_mask`로 패딩을 표시한다.
-# - WordPiece는 가장 긴 접두사부터 탐욕적으로 자르고, 어휘에 없는 문자가 있으면 단어 전체가 `[UNK]`가 된다.
+# - WordPiece는 가장 긴 접두사부터 탐욕적으로 자르고, 어느 조각과도 맞지 않는 부분이 있으면(이 어휘에서는 어휘에 없는 문자, 또는 100자를 넘는 단어) 단어 전체가 `[UNK]`가 된다.
 # - uncased 모델은 NFD 정규화 후 악센트를 지우므로 한글 음절이 자모로 쪼개진다. 한국어 어휘는 음절과 단어를 그대로 유지한다.
 # - 직접 만든 토크나이저가 실제 텍스트에서 Hugging Face와 같은 ID를 낸다.
 #
@@ -335,3 +344,19 @@ import re
 hangul = [t for t in vocab if re.search("[\u1100-\u11ff\uac00-\ud7a3]", t)]
 syllables = [t for t in hangul if re.search("[\uac00-\ud7a3]", t)]
 print(f"{len(hangul)} Hangul pieces, {len(syllables)} of them syllables; a few: {sorted(hangul)[:8]}")
+
+# %% [markdown]
+# **When a word becomes `[UNK]`.** A piece can fail to match at the start of a word (no piece for
+# its first character) or in the middle (no `##` piece for a character). In this vocabulary every
+# single character also has a `##` form, so only a character the vocabulary lacks gets a word stuck.
+# The tokenizer also gives up on any word longer than 100 characters (`MAX_CHARS_PER_WORD`, as in
+# Hugging Face's `max_input_chars_per_word`), which our short draft above does not check:
+
+# %%
+singles = [t for t in vocab if len(t) == 1]
+no_continuation = [t for t in singles if "##" + t not in vocab]
+print(f"{len(singles)} single characters, {len(no_continuation)} of them without a ## form")
+for word in ["a" * 100, "a" * 101]:
+    assert ours.wordpiece(word) == tokenizer.tokenize(word)
+    print(f"{len(word)} letters → {ours.wordpiece(word)[:3]}")
+assert ours.wordpiece("a" * 101) == ["[UNK]"] and not no_continuation

@@ -184,15 +184,34 @@ for k in [1, 3, 10]:
 
 # %% [markdown]
 # ## 5. Other ways to encode position
-# - **Relative positions** (Shaw et al., 2018; T5) add a learned bias that depends only on the
-#   distance *i − j* to the attention score of query *i* and key *j*.
+# - **Relative position vectors** (Shaw et al., 2018) learn one vector **a** per distance *j − i*
+#   (clipped at ±k) and add it to key *j* when query *i* scores it (and to value *j* in the weighted
+#   sum). The score gains the term **q**_i · **a**_{j−i}: it depends on the distance *and* on what
+#   the query holds.
+# - **Relative position bias** (T5: Raffel et al., 2020) adds one learned *number* per distance bucket
+#   (and per head) to the score of query *i* and key *j*: the same for every query, whatever its
+#   content. The buckets widen with distance (logarithmically), so far-apart tokens share one.
 # - **Rotary embeddings (RoPE)** (Su et al., 2021; Llama) rotate the query and key vectors by an
 #   angle proportional to their position, the same rotation as $M_k$ above. The dot product of
-#   query and key then depends only on their distance.
+#   query and key then depends only on their distance (and on their content).
 #
-# Both act inside attention rather than on the input. The decoder branch of the series builds RoPE
-# into our attention for a small GPT
-# ([issue #14](https://github.com/transformer-anatomy/transformer-anatomy/issues/14)).
+# All three act inside attention rather than on the input. The difference between the first two, in
+# numbers: two queries score the same key at the same distance.
+
+# %%
+torch.manual_seed(0)
+queries = torch.randn(2, 8)  # two queries, 8 wide
+key = torch.randn(8)  # one key, at distance 3 from both queries
+a_3 = torch.randn(8)  # Shaw et al.: the learned vector for distance 3
+b_3 = torch.randn(())  # T5: the learned number for distance 3's bucket
+shaw_term = queries @ (key + a_3) - queries @ key  # what the position adds to each score: q · a_3
+t5_term = (queries @ key + b_3) - queries @ key  # what the position adds to each score: b_3
+print("Shaw: position adds", shaw_term.numpy().round(2), " T5: position adds", t5_term.numpy().round(2))
+assert not torch.allclose(shaw_term[0], shaw_term[1])  # depends on the query's content
+torch.testing.assert_close(t5_term[0], t5_term[1])  # the same for every query
+
+# %% [markdown]
+# Notebook 12 builds RoPE into the attention of a small Llama (`anatomy.rotary`, `anatomy.llama`).
 #
 # ## Takeaways
 # - `nn.Embedding` is a lookup table, a cheaper one-hot matrix product.
@@ -201,6 +220,9 @@ for k in [1, 3, 10]:
 # - BERT adds learned position and token-type embeddings, then LayerNorm and dropout.
 #   `anatomy.Embeddings` reproduces it exactly.
 # - The sinusoidal encoding needs no training, and a shift by *k* is a fixed linear map.
+# - Relative positions come in two kinds: Shaw et al. add a learned vector per distance to the keys,
+#   so the position's share of the score depends on the query; T5 adds one learned number per
+#   distance bucket, the same for every query.
 #
 # ## Exercises
 # 1. Compute the cosine similarity between the learned position embeddings of positions 0…50 of
@@ -219,7 +241,7 @@ for k in [1, 3, 10]:
 # |---|---|
 # | embedding / lookup table | 임베딩 / 룩업 테이블 |
 # | static vs contextual embedding | 정적 임베딩 vs 문맥 임베딩 |
-# | position embedding (learned) | (학습된) 위치 임베딩 |
+# | position embedding (learned) | 학습된 위치 임베딩 |
 # | sinusoidal position encoding | 사인파 위치 인코딩 |
 # | token type (segment) embedding | 토큰 유형(세그먼트) 임베딩 |
 # | layer normalization | 층 정규화 |
@@ -231,6 +253,7 @@ for k in [1, 3, 10]:
 # - 토큰 임베딩은 문맥을 모른다: "flies"는 어느 문장에서나 같은 벡터이고, 문맥은 어텐션이 더한다.
 # - BERT는 학습된 위치 임베딩과 토큰 유형 임베딩을 더한 뒤 층 정규화와 드롭아웃을 적용한다. `anatomy.Embeddings`는 이를 비트 단위까지 재현한다.
 # - 사인파 위치 인코딩은 학습이 필요 없고, 위치를 k만큼 옮기는 것은 고정된 선형 변환(회전)이다.
+# - 상대 위치는 두 방식이 있다: Shaw 등(2018)은 거리마다 학습한 벡터를 키(와 값)에 더하므로 점수에 더해지는 항 q·a가 쿼리의 내용에 따라 달라지고, T5는 거리 구간마다 학습한 스칼라 하나를 점수에 더한다.
 #
 # ## References
 # - Tunstall, L., von Werra, L. and Wolf, T. (2022). *Natural Language Processing with Transformers*,
@@ -240,6 +263,8 @@ for k in [1, 3, 10]:
 # - Devlin, J. et al. (2019). BERT: Pre-training of Deep Bidirectional Transformers for Language
 #   Understanding. *NAACL*.
 # - Shaw, P., Uszkoreit, J. and Vaswani, A. (2018). Self-Attention with Relative Position Representations. *NAACL*.
+# - Raffel, C. et al. (2020). Exploring the Limits of Transfer Learning with a Unified Text-to-Text
+#   Transformer. *JMLR* 21 (T5; §2.1 for its relative position bias).
 # - Su, J. et al. (2021). RoFormer: Enhanced Transformer with Rotary Position Embedding. arXiv:2104.09864.
 # - Alammar, J. (2018). *The Illustrated Transformer* (blog post; Korean translation on nlpinkorean).
 #

@@ -35,6 +35,16 @@ def test_every_model_reads_the_longest_string(name):
         assert model(src, tgt).logits.shape == (2, MAX_LENGTH + 1, len(vocab))
 
 
+def test_models_are_the_papers_and_their_sizes_are_as_documented():
+    """Fixed context: one-way encoder (Cho et al.'s RNNencdec); attention: bidirectional (Bahdanau's RNNsearch)."""
+    vocab = copy_vocabulary()
+    models = {name: build_model(name, vocab) for name in MODEL_NAMES}
+    assert not models["GRU, fixed context"].encoder_rnn.bidirectional
+    assert models["GRU + attention"].encoder_rnn.bidirectional
+    sizes = {name: sum(p.numel() for p in model.parameters()) for name, model in models.items()}
+    assert sizes == {"GRU, fixed context": 54_589, "GRU + attention": 97_853, "Transformer": 169_280}
+
+
 def test_bad_model_name_and_lengths():
     with pytest.raises(ValueError, match=r"model name must be one of .*got 'LSTM'"):
         build_model("LSTM", copy_vocabulary())

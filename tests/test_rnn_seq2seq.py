@@ -69,9 +69,44 @@ def test_context_vector_ignores_right_padding():
     torch.testing.assert_close(in_batch, alone)
 
 
-def test_attention_weights_avoid_padding_and_sum_to_one():
+def test_bidirectional_encoder_is_two_torch_grus_one_reading_backwards():
+    """Bahdanau's annotations: h_j = [forward GRU state at j; backward GRU state at j], checked against two
+    one-way torch GRUs (the second run on the reversed source), each row at its own length (right padding)."""
     torch.manual_seed(0)
-    model = GRUSeq2Seq(RNNConfig(vocab_size=11)).eval()
+    model = GRUSeq2Seq(RNNConfig(vocab_size=11, bidirectional=True)).eval()
+    src = torch.tensor([[5, 6, 7, 0, 0], [8, 9, 10, 4, 3]])
+    forward, backward = (torch.nn.GRU(32, 64, batch_first=True) for _ in range(2))
+    with torch.no_grad():
+        for name in ("weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0"):
+            getattr(forward, name).copy_(getattr(model.encoder_rnn, name))
+            getattr(backward, name).copy_(getattr(model.encoder_rnn, f"{name}_reverse"))
+        memory, _ = model.encode(src, src_mask=src != 0)  # (B, Ts, 2 Dh)
+        assert memory.shape == (2, 5, 128)
+        for row, length in enumerate([3, 5]):
+            embedded = model.embeddings(src[row:row + 1, :length])  # (1, L, E): the real letters only
+            ahead, _ = forward(embedded)
+            behind, last = backward(embedded.flip(1))
+            torch.testing.assert_close(memory[row, :length], torch.cat([ahead, behind.flip(1)], dim=-1)[0])
+            assert not memory[row, length:].any()  # padding: zeros (and masked by the attention anyway)
+            first = torch.tanh(last[0] @ model.init_proj.weight.T)  # (1, Dh): Bahdanau's s_0 = tanh(W_s h_1 backward)
+            torch.testing.assert_close(model.context_vector(memory[row:row + 1], None), first)
+
+
+def test_bidirectional_model_ignores_right_padding():
+    torch.manual_seed(0)
+    model = GRUSeq2Seq(RNNConfig(vocab_size=11, bidirectional=True)).eval()
+    padded = torch.tensor([[5, 6, 7, 0, 0], [8, 9, 10, 4, 3]])
+    tgt = torch.tensor([[1, 5, 6], [1, 8, 9]])
+    with torch.no_grad():
+        alone = model(padded[:1, :3], tgt[:1]).logits
+        in_batch = model(padded, tgt, src_mask=padded != 0).logits[:1]
+    torch.testing.assert_close(in_batch, alone)
+
+
+@pytest.mark.parametrize("bidirectional", [False, True])
+def test_attention_weights_avoid_padding_and_sum_to_one(bidirectional):
+    torch.manual_seed(0)
+    model = GRUSeq2Seq(RNNConfig(vocab_size=11, bidirectional=bidirectional)).eval()
     src = torch.tensor([[5, 6, 7, 0, 0], [8, 9, 10, 4, 3]])
     with torch.no_grad():
         out = model(src, torch.tensor([[1, 5, 6], [1, 8, 9]]), src_mask=src != 0, output_attentions=True)
@@ -81,11 +116,11 @@ def test_attention_weights_avoid_padding_and_sum_to_one():
     assert alignment[0, 0, :, 3:].abs().max() == 0
 
 
-@pytest.mark.parametrize("attention", [False, True])
-def test_greedy_decoding_agrees_with_teacher_forcing_on_its_own_output(attention):
+@pytest.mark.parametrize("attention, bidirectional", [(False, False), (True, False), (True, True)])
+def test_greedy_decoding_agrees_with_teacher_forcing_on_its_own_output(attention, bidirectional):
     """greedy_decode re-runs decode on each prefix; feeding its output back must give the same argmaxes."""
     torch.manual_seed(0)
-    model = GRUSeq2Seq(RNNConfig(vocab_size=11, attention=attention)).eval()
+    model = GRUSeq2Seq(RNNConfig(vocab_size=11, attention=attention, bidirectional=bidirectional)).eval()
     with torch.no_grad():
         model.lm_head.bias[model.config.eos_token_id] = -1e9  # never stop early: compare all 6 steps
     src = torch.randint(3, 11, (3, 8))
@@ -136,3 +171,5 @@ def test_ids_outside_the_vocabulary_and_a_bad_config():
         RNNConfig(vocab_size=11, eos_token_id=11)
     with pytest.raises(ValueError, match="config field hidden_size must be an integer >= 1, got 0"):
         RNNConfig(hidden_size=0)
+    with pytest.raises(ValueError, match=r"bidirectional=True needs attention=True: .*pass bidirectional=False"):
+        RNNConfig(attention=False, bidirectional=True)
