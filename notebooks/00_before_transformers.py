@@ -462,6 +462,7 @@ for length in (16, 64, 256, 1024):
 # | context vector | 문맥 벡터 |
 # | bottleneck | 병목 |
 # | additive (Bahdanau) attention | 가산 어텐션 (바다나우 어텐션) |
+# | bidirectional encoder | 양방향 인코더 |
 # | alignment | 정렬 |
 # | cross-attention | 교차 어텐션 |
 # | inductive bias | 귀납적 편향 |
