@@ -232,7 +232,7 @@ assert half_width > 0.01, "360 test images should not resolve a gap of one point
 # a gap of +1.7 points with a 95% interval from about −0.6 to +4.0, which contains zero. One
 # training run, scored on 360 images, cannot rank two models that are a point or two apart. (And
 # this interval counts only the luck of the test images; another training seed moves each model
-# too.) So read this comparison as "both learn the digits, within a couple of points of each
+# too, exercise 6.) So read this comparison as "both learn the digits, within a couple of points of each
 # other", not more.
 #
 # What does it say about **inductive bias**, the assumptions a model brings before it sees data?
@@ -376,7 +376,11 @@ assert sum(same_row) / len(same_row) > sum(same_column) / len(same_column) + 0.2
 #    `self.final_norm(x)[:, 1:].mean(1)`.
 # 5. Train a small convolutional network (two `nn.Conv2d(…, kernel_size=3, padding=1)` layers, then
 #    a linear layer) with `train_digits`. How does it compare with both? *Hint:* keep its parameter
-#    count near 0.1M, as the others.
+#    count near 0.1M, as the others. Compare it with the ViT by section 7's paired interval.
+# 6. Retrain the ViT and the MLP with seeds 1 and 2 (`anatomy.seed_everything(seed)` before building
+#    each model, and `train_digits(..., seed=seed)`), and compute section 7's interval each time.
+#    Does the ViT stay ahead of the MLP? *Hint:* the interval covers the luck of the test images;
+#    the seeds show the luck of the training run.
 #
 # ## Glossary · 용어집
 # | English | 한국어 |
