@@ -295,7 +295,7 @@ assert all(cls_to_patches[i].flatten()[blank[i]].sum() < blank[i].float().mean()
 # patches): most of the weight goes to patches with ink, but not evenly. In our run's maps the 3,
 # the 4 and the 7 put most of it on two or three patches (the 4 on its diagonal stroke at row 1,
 # column 1 and on both ends of its stem, not on the crossing; the 7 on the stem below its bar),
-# while the 0 spreads it over the lower half of its ring. One seed's maps are not evidence that
+# while the 0 spreads it over the lower half of its ring. The maps of one training run are not evidence that
 # the model looks at "the strokes that tell digits apart", and after two layers every token has
 # already mixed in the others, so weight on a place is not weight on that patch's pixels alone.
 # Nobody told the model where the ink is: the weights are a product of training, like the
