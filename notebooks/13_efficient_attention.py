@@ -19,7 +19,8 @@
 # # 13 · Attention at scale, built
 #
 # Notebook 04 ended on a problem: every query scores every key, so one layer of attention over
-# T = 4,096 tokens kept about 1.5 GiB of scores alive, against 13 MiB for PyTorch's fused kernel.
+# T = 4,096 tokens kept about 1.5 GiB of scores and softmax weights alive (two T × T tensors per
+# head), against 13 MiB for PyTorch's fused kernel.
 # This notebook builds the answers, each small enough to read and each checked:
 # some keep attention **exact** and only change *how* it is computed, others change *what* is
 # computed so that each query sees fewer keys.
@@ -30,9 +31,11 @@
 # 2. Build **local (sliding-window)** and **strided** masks and count what each query costs.
 # 3. Train **adaptive attention spans** on a task whose answer is known, and read the learned
 #    span of every head.
-# 4. Check that a feed-forward layer *is* attention over fixed keys and values, and build the
-#    **persistent-memory (all-attention)** layer on that fact.
-# 5. Find the best k of N keys with **product keys** while scoring only about 2√N, exactly.
+# 4. Check that a feed-forward layer *is* attention over input-independent keys and values, and
+#    build the **persistent-memory (all-attention)** layer on that fact.
+# 5. Find the best k of N keys with **product keys** while scoring only about 2√N + k², exactly.
+# 6. Say in a sentence or two what Longformer, Linformer, Reformer and Performer change, each
+#    checked in a small cell.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -117,6 +120,9 @@ torch.testing.assert_close(draft, F.scaled_dot_product_attention(q, k, v), atol=
 ours, weights = anatomy.tiled_attention(q, k, v, block_size=32)
 torch.testing.assert_close(draft, ours, atol=1e-5, rtol=1e-5)
 print("draft == F.scaled_dot_product_attention == anatomy.tiled_attention; weights returned:", weights)
+difference = (ours - F.scaled_dot_product_attention(q, k, v)).abs().max().item()
+assert difference < 1e-6  # a few float32 roundings: float32 resolves about 1e-7 near 1
+print("max |anatomy.tiled_attention - F.scaled_dot_product_attention| < 1e-6")
 
 # %% [markdown]
 # The package's version tiles the queries too, so that the largest score tile is
@@ -152,18 +158,22 @@ print(f"tiles computed: {(tile_kind[::block, ::block] > 0).sum().item()} of {(le
 
 # %% [markdown]
 # ### What it saves, and why the real kernel is fast
-# The largest score tensor alive, in float32, for one sequence with 12 heads:
+# The largest score tensor alive, in float32, for one sequence with 12 heads. Naive attention keeps
+# two of them, the scores and the softmax weights (notebook 04's 1.5 GiB at T = 4,096):
 
 # %%
 for length in [1024, 4096, 32_768]:
     full, tile = 12 * length * length * 4, 12 * 128 * 128 * 4  # (H, T, T) vs (H, 128, 128)
-    print(f"T = {length:>6,}: all scores {full / 2**20:>9,.0f} MiB, one 128 x 128 tile {tile / 2**20:.2f} MiB")
+    print(f"T = {length:>6,}: scores {full / 2**20:>7,.0f} MiB, scores + weights {2 * full / 2**20:>7,.0f} MiB, "
+          f"one 128 x 128 tile {tile / 2**20:.2f} MiB")
 
 # %% [markdown]
-# `make bench` (`benchmarks/efficient.py`) measures the whole call's peak memory the way notebook 04's
-# growth benchmark does. At T = 4,096, 12 heads × 64: **27 MiB tiled against 1,548 MiB naive, 1/57**
-# (the goal was ≤ 1/20); most of the 27 MiB is the output itself and a scaled copy of the queries.
-# Its output differs from `F.scaled_dot_product_attention` by 1e-7.
+# `make bench` (E1 in `benchmarks/efficient.py`) measures the whole call's peak memory the way
+# notebook 04's growth benchmark does. At T = 4,096, 12 heads × 64, one run printed **27 MiB tiled
+# against 1,548 MiB naive, 1/57** (the goal was ≤ 1/20); most of the 27 MiB is the output itself
+# and a scaled copy of the queries, and the 1,548 MiB are the scores and weights above plus the
+# output. Like the cell above (max |Δ| < 1e-6), E1 prints how far the output is from
+# `F.scaled_dot_product_attention`: a few float32 roundings.
 #
 # Time is another story. Tiling does not remove any arithmetic: every score is still computed.
 # The real FlashAttention kernel (Dao et al., 2022) is fast because of **memory traffic**: on a GPU
@@ -172,9 +182,10 @@ for length in [1024, 4096, 32_768]:
 # output goes back. Naive attention writes the T × T scores to HBM and reads them back two or three
 # times (softmax, mask, the product with V), and for long T that traffic, not the arithmetic,
 # sets the time. Ours runs the same tiles in a Python loop: every tile is a separate PyTorch call
-# whose intermediate results go back to main memory. On this CPU it took from 0.6× to 4.5× the naive
-# time between runs of the benchmark (allocating 1.5 GiB is slow too; Python loops suffer most on a
-# busy machine), and about 12× the time of PyTorch's fused kernel (see the appendix).
+# whose intermediate results go back to main memory. In runs of E1 on this CPU it took from 0.6× to
+# 4.5× the naive time (allocating 1.5 GiB is slow too; Python loops suffer most on a busy machine),
+# and in the run of the appendix's table 13.5× the time of PyTorch's fused kernel (11,703 against
+# 866 ms).
 
 # %% [markdown]
 # ## 2. Fewer keys per query: local and strided attention
@@ -182,7 +193,8 @@ for length in [1024, 4096, 32_768]:
 # A **local** (sliding-window) mask lets query i see the `window` keys nearest to it; a **strided**
 # mask lets it see every `stride`-th key (Child et al., 2019). Their union reaches every earlier
 # key in at most two hops through two layers, while each query scores about 2√T keys when the
-# stride is √T.
+# window and the stride are √T and the masks are causal. Without the causal mask the window
+# reaches both ways, 2√T − 1 keys, and the union is about 3√T (the table below: 94 at T = 1,024).
 
 # %%
 length, window = 16, 4
@@ -300,18 +312,21 @@ ax.legend(fontsize=8)
 plt.show()
 
 # %% [markdown]
-# Every head copies perfectly, and every head's reach z + R ends where its need is, from 48.
-# (The short heads end at z = 0, with the reach R = 4 that the mask always has.) Why the reach and
-# not z: after renormalisation, a head that puts all its weight on one key needs only m_z(x) > 0
-# there, so the penalty pulls z down until the needed key sits at the far end of the ramp.
+# Every head copies perfectly. Every head that needs R = 4 positions or more ends with its reach
+# z + R where its need is, from 48; the heads that need 1 and 2 end at z = 0, with the reach R = 4
+# that the mask always has: the ramp is a floor, so they look a little further than they need
+# (the assert above checks the reach against the need only where the need is at least R). Why the
+# reach and not z: after renormalisation, a head that puts all its weight on one key needs only
+# m_z(x) > 0 there, so the penalty pulls z down until the needed key sits at the far end of the ramp.
 # In the paper's language models most heads settled on short spans and a few on thousands of tokens,
 # and the keys beyond z + R were never computed, which is where the savings come from.
 
 # %% [markdown]
 # ## 4. Persistent memory: the feed-forward layer was attention all along
 # Write the feed-forward layer of notebook 05 as FFN(x) = Σ_i ReLU(x · k_i + b_i) v_i + b₂, where
-# k_i is row i of W₁ and v_i column i of W₂. That is attention over F fixed keys and values, with
-# ReLU where the softmax would be. A check on a random ReLU feed-forward:
+# k_i is row i of W₁ and v_i column i of W₂. That is attention over F keys and values that are
+# learned but do not depend on the input (unlike the tokens' keys and values), with ReLU where the
+# softmax would be. A check on a random ReLU feed-forward:
 
 # %%
 from types import SimpleNamespace
@@ -365,16 +380,18 @@ for width, heads, inner, persistent in [(64, 4, 256, 32), (384, 12, 1536, 768)]:
 
 # %% [markdown]
 # N persistent vectors per head cost 2·N·D parameters, where the feed-forward layer cost 2·D·F.
-# The paper matched a Transformer's quality with N = 2,048 per head and no feed-forward layers.
+# The paper reports matching a Transformer's quality with N = 2,048 per head and no feed-forward
+# layers.
 
 # %% [markdown]
-# ## 5. Product-key memory: the best k of N keys for the price of 2√N
+# ## 5. Product-key memory: the best k of N keys for the price of 2√N + k²
 # A memory layer (Lample et al., 2019) is attention over a huge learned table: N keys, N values, and
 # each query reads the k values whose keys score highest. Scoring all N keys is the bottleneck.
 # Product keys make the keys structured: each full key is two half-keys glued together, one from a
 # set of n = √N, one from another set of n. A query's score with a full key is then the sum of its
 # halves' scores, and the best k full keys can only use half-keys that are in the top k of their
-# own half. So: top k in each half (2n scores), the k × k sums, the top k of those. Exact.
+# own half. So: top k in each half (2n scores), the k × k sums, the top k of those. Exact. Up to a
+# million keys the k² sums are most of the work (the count below).
 
 # %%
 def draft_product_top_k(query, sub_keys_1, sub_keys_2, k):
@@ -406,8 +423,9 @@ for num_keys in [4096, 65_536, 1_048_576, 16_777_216]:
     print(f"{num_keys:>10,} {num_keys:>19,} {product:>19,} {num_keys / product:>7.0f}")
 
 # %% [markdown]
-# `make bench` times it at N = 65,536 with 1,024 queries of width 256: product keys took about
-# **1/35 of brute force's time and 1/44 of its peak memory**, and stored 1/256 of its keys.
+# `make bench` (E2 in `benchmarks/efficient.py`) times it at N = 65,536 with 1,024 queries of width
+# 256: in one run product keys took about **1/35 of brute force's time and 1/44 of its peak
+# memory**, and stored 1/256 of its keys.
 # `anatomy.ProductKeyMemory` wraps the lookup: softmax over the k scores, weighted sum of the k values.
 # In the paper, a memory of a million values inside a 12-layer model beat a 24-layer model.
 
@@ -423,11 +441,119 @@ for num_keys in [4096, 65_536, 1_048_576, 16_777_216]:
 # | persistent memory | the FFN becomes N learned keys and values in attention | T·(T + N) | a different layer, not an approximation |
 # | product-key memory | a huge key-value table searched through half-keys | √N + k² per query | yes: the exact top k |
 # | Linformer | projects the T keys and values down to a fixed k | T·k | no: low-rank |
-# | Performer | replaces softmax by random features, computes (Kᵀ V) first | T | no: an unbiased estimate |
+# | Performer | replaces softmax by random features, computes (Kᵀ V) first | T | no: estimates exp(q·k) without bias, the normalised output with a bias |
 # | Reformer | hashes similar queries and keys into buckets | T log T | no: misses keys in other buckets |
 #
 # Only the first row, and product keys for their lookup, compute exactly what they replace.
 # Everything else trades some of attention's reach or accuracy for its cost.
+
+# %% [markdown]
+# ### Four named variants, one change each
+# **Longformer** (Beltagy et al., 2020) keeps section 2's sliding window and adds a few **global**
+# tokens, such as `[CLS]`, that attend to every position and that every position attends to; its
+# upper layers can also dilate the window (every d-th key) to reach further. A task decides which
+# tokens are global, and through them any token reaches any other in two layers, which the window
+# alone cannot do. With a window of 64 and one global token at T = 1,024:
+
+# %%
+length, window = 1024, 64
+longformer = anatomy.local_mask(length, window)  # |i − j| < 64
+longformer[:, 0] = longformer[0, :] = True  # token 0 is global: it sees all, all see it
+keys_per_query = longformer.sum(-1)
+two_layers = (longformer.float() @ longformer.float()) > 0  # (T, T): i reaches j through some k in two layers
+window_two_layers = (anatomy.local_mask(length, window).float() @ anatomy.local_mask(length, window).float()) > 0
+assert two_layers.all() and not window_two_layers.all()
+print(f"keys per query: global token {keys_per_query[0].item()}, others at most {keys_per_query[1:].max().item()}; "
+      f"{longformer.float().mean().item():.1%} of the T × T scores")
+print(f"pairs reached in two layers: {two_layers.float().mean().item():.0%} with the global token, "
+      f"{window_two_layers.float().mean().item():.0%} with the window alone")
+
+# %% [markdown]
+# **Linformer** (Wang et al., 2020) starts from the observation that attention matrices are close to
+# low rank, and compresses the sequence axis: two learned (k × T) matrices E and F turn the T keys
+# and values into k rows each, so the scores are T × k instead of T × T. Each of the k rows mixes
+# every position, so the length T is fixed by E and F, and a causal mask no longer fits: the first
+# query hears the last token. The check, with k = 64 of T = 256:
+
+# %%
+q, k, v = torch.randn(3, 1, 2, 256, 16).unbind(0)  # (B, H, T, Dh), T = 256
+project_keys, project_values = torch.randn(2, 64, 256) / 256 ** 0.5  # E, F: (k, T), learned in the real model
+
+
+def draft_linformer(q, k, v):  # softmax(Q (E K)ᵀ / √Dh) (F V): scores (B, H, T, k)
+    return F.scaled_dot_product_attention(q, project_keys @ k, project_values @ v)
+
+
+last_changed_k, last_changed_v = k.clone(), v.clone()
+last_changed_k[..., -1, :] += 1.0  # only token 255's key and value change
+last_changed_v[..., -1, :] += 1.0
+moved = (draft_linformer(q, last_changed_k, last_changed_v) - draft_linformer(q, k, v))[..., 0, :].abs().max().item()
+causal_moved = (F.scaled_dot_product_attention(q, last_changed_k, last_changed_v, is_causal=True)
+                - F.scaled_dot_product_attention(q, k, v, is_causal=True))[..., 0, :].abs().max().item()
+assert causal_moved == 0 and moved > 1e-3
+print(f"scores per head 256 x 64 instead of 256 x 256; when only the last token changes, query 0's output "
+      f"moves by {moved:.2f} (causal full attention: {causal_moved:.0f})")
+
+# %% [markdown]
+# **Reformer** (Kitaev et al., 2020) lets each query see only the keys that land in its **bucket**
+# of a locality-sensitive hash: a random rotation R, and the bucket of x is the largest entry of
+# [xR, −xR]. Vectors pointing the same way usually share a bucket, so a query mostly keeps the keys
+# it would have scored highest; Reformer shares one projection for queries and keys so that they
+# hash alike, sorts positions by bucket and attends within chunks, and repeats with several hashes.
+# (It also saves activation memory with reversible layers.) How often two vectors share one of 8
+# buckets, by their cosine:
+
+# %%
+generator = torch.Generator().manual_seed(0)
+pairs, dim, buckets = 4000, 64, 8
+shared = {}
+for cosine in [0.9, 0.5, 0.0]:
+    x = F.normalize(torch.randn(pairs, dim, generator=generator), dim=-1)
+    noise = F.normalize(torch.randn(pairs, dim, generator=generator), dim=-1)
+    orthogonal = F.normalize(noise - (noise * x).sum(-1, keepdim=True) * x, dim=-1)
+    y = cosine * x + (1 - cosine ** 2) ** 0.5 * orthogonal  # unit vectors at the given cosine to x
+    rotations = torch.randn(pairs, dim, buckets // 2, generator=generator)  # one random R per pair
+    bucket = lambda u: torch.cat([u[:, None] @ rotations, -(u[:, None] @ rotations)], -1).argmax(-1)  # noqa: E731
+    shared[cosine] = (bucket(x) == bucket(y)).float().mean().item()
+    print(f"cosine {cosine:.1f}: same bucket for {shared[cosine]:.2f} of the pairs (chance: 1/{buckets})")
+assert shared[0.9] > shared[0.5] > shared[0.0] and abs(shared[0.0] - 1 / buckets) < 0.05
+
+# %% [markdown]
+# **Performer** (Choromanski et al., 2021) drops the softmax's T × T matrix altogether. It writes
+# exp(q·k) as an average over random features: with rows w of W drawn from N(0, I) and
+# φ(x) = exp(W x − ‖x‖²/2) / √m, the expectation of φ(q)·φ(k) is exactly exp(q·k). Then
+# Σ_j exp(q·k_j) v_j ≈ φ(q)ᵀ (Σ_j φ(k_j) v_jᵀ), and the sum in brackets is computed once for all
+# queries: cost linear in T. The estimate of each exp(q·k) is unbiased; the attention output
+# divides two such estimates (the weighted sum by the sum of weights), and a ratio of unbiased
+# estimates is not unbiased. Averaged over 20,000 draws of W with m = 8 features:
+
+# %%
+generator = torch.Generator().manual_seed(0)
+tokens, dim, features, draws = 12, 8, 8, 20_000
+q, k = torch.randn(2, tokens, dim, generator=generator) / dim ** 0.25  # q·k is the scaled score q·k / √d
+v = torch.randn(tokens, 4, generator=generator)
+W = torch.randn(draws, features, dim, generator=generator)
+phi = lambda x: torch.exp(x @ W.transpose(-2, -1) - (x ** 2).sum(-1, keepdim=True) / 2) / features ** 0.5  # noqa: E731
+phi_q, phi_k = phi(q), phi(k)  # (draws, T, m)
+kernel = phi_q @ phi_k.transpose(-2, -1)  # (draws, T, T): estimates of exp(q·k)
+output = (phi_q @ (phi_k.transpose(-2, -1) @ v)) / (phi_q @ phi_k.sum(-2)[..., None])  # (draws, T, 4): K first
+
+
+def standard_errors(estimates, exact):  # the largest |mean − exact|, in standard errors of the mean
+    return ((estimates.mean(0) - exact).abs() / (estimates.std(0) / draws ** 0.5)).max().item()
+
+
+kernel_error = standard_errors(kernel, torch.exp(q @ k.T))
+output_error = standard_errors(output, torch.softmax(q @ k.T, dim=-1) @ v)
+print(f"largest error of the mean, in standard errors: exp(q·k) {kernel_error:.1f} (144 entries), "
+      f"attention output {output_error:.1f} (48 entries)")
+assert kernel_error < 5 < 20 < output_error
+
+# %% [markdown]
+# Over 144 entries, noise alone gives a largest error of about 3 standard errors, and the kernel
+# estimate's is 3.6: unbiased. The output's is 165.9 standard errors: a bias, not noise, which
+# shrinks as the number of features m grows (the paper uses m in the hundreds, and orthogonal
+# rows of W to cut the variance). So Performer approximates attention; it does not compute it.
 
 # %% [markdown]
 # ## Takeaways
@@ -437,20 +563,27 @@ for num_keys in [4096, 65_536, 1_048_576, 16_777_216]:
 #   algorithm saves memory but not time.
 # - Local and strided masks cut the keys per query to w or about √T; the savings need kernels that
 #   skip the masked blocks.
-# - Adaptive spans learn each head's reach; on a task with known needs, every head's reach z + R
-#   ends at its need.
-# - A ReLU feed-forward is attention over fixed keys and values; all-attention makes that explicit
-#   with persistent vectors.
+# - Adaptive spans learn each head's reach; on a task with known needs, every head that needs at
+#   least R positions ends its reach z + R at its need, and shorter needs end at the floor R.
+# - A ReLU feed-forward is attention over learned, input-independent keys and values; all-attention
+#   makes that explicit with persistent vectors inside the softmax.
 # - Product keys find the exact top k of N keys with about 2√N + k² scores.
+# - Longformer adds global tokens to a window, Linformer compresses the keys to k rows, Reformer
+#   hashes similar vectors into one bucket, Performer estimates exp(q·k) with random features: each
+#   approximates attention.
 #
 # ## Exercises
-# 1. Make `draft_tiled_attention` causal. *Hint:* a key block whose first position is after the
-#    block's last query can be skipped; inside a diagonal block, set the scores of future keys to
-#    −inf before the online update.
+# 1. Make `draft_tiled_attention` causal. *Hint:* the draft takes all queries at once, so the last
+#    query needs every key block and none can be skipped; first tile the queries too (an outer loop
+#    over query blocks, each with its own running max, sum and output). Then a key block whose
+#    first position is after the query block's last query can be skipped, and inside a diagonal
+#    block the scores of future keys are set to −inf before the online update.
 # 2. Change `LookbackConfig.lookbacks` to (3, 3, 40, 5, 20, 10) and retrain. Do the reaches follow?
 #    *Hint:* a need above `max_span` + R cannot be met: the span starts at 48 and the mask is 0 beyond z + R.
-# 3. Raise `span_penalty` tenfold. Which heads lose accuracy first, and why? *Hint:* the penalty
-#    is the same per position for every head; compare it with the loss a head pays for missing its token.
+# 3. Raise `span_penalty` a hundredfold (`LookbackConfig(span_penalty=0.2)`). Which heads lose
+#    accuracy, and why? (At tenfold nothing changes; why not?) *Hint:* the penalty is the same per
+#    position for every head; compare what a head saves by shrinking below its need with the loss
+#    it pays for missing its token, at most ln 16 nats for 16 tokens.
 # 4. Count the parameters of an all-attention layer with N = F / H per head and compare with
 #    attention + FFN. *Hint:* 2·N·D against 2·D·F + F + D.
 # 5. Give `draft_product_top_k` a k larger than n. What goes wrong, and what does the package say?
@@ -475,12 +608,12 @@ for num_keys in [4096, 65_536, 1_048_576, 16_777_216]:
 # | brute force | 전수 탐색 |
 #
 # ## 핵심 요약
-# - 온라인 소프트맥스로 어텐션을 타일 단위로 정확하게 계산하면 T × T 행렬 없이 메모리가 T에 비례합니다.
-# - FlashAttention이 빠른 이유는 연산량이 아니라 메모리 트래픽을 줄이기 때문입니다.
-# - 지역·스트라이드 마스크는 쿼리당 키 수를 w 또는 약 √T로 줄이지만, 정확한 어텐션은 아닙니다.
-# - 적응형 어텐션 범위는 헤드마다 필요한 거리만큼만 보도록 학습하며, 이 과제에서 각 헤드의 z + R이 필요한 거리와 일치했습니다.
-# - 피드포워드 층은 고정된 키·값에 대한 (ReLU) 어텐션이며, 영속 메모리는 이를 학습 가능한 벡터로 대체합니다.
-# - 곱 키 메모리는 약 2√N + k²번의 점수 계산으로 N개 키 중 정확한 상위 k개를 찾습니다.
+# - 온라인 소프트맥스로 어텐션을 타일 단위로 정확하게 계산하면 T × T 행렬 없이 메모리가 T에 비례한다. FlashAttention이 빠른 이유는 연산량이 아니라 메모리 트래픽을 줄이기 때문이다.
+# - 지역·스트라이드 마스크는 쿼리당 키 수를 w 또는 약 √T로 줄이는 대신, 모든 키를 보는 정확한 어텐션을 포기한다.
+# - 적응형 어텐션 범위는 헤드마다 필요한 거리만큼만 보도록 학습한다. 이 과제에서 필요한 거리가 R 이상인 헤드는 z + R이 필요한 거리와 일치했고, 더 짧은 거리가 필요한 헤드는 하한인 R에서 멈췄다.
+# - 피드포워드 층은 입력과 무관한 키·값에 대한 (ReLU) 어텐션이며, 영속 메모리는 이를 소프트맥스 어텐션 안의 영속 벡터로 바꾼다.
+# - 곱 키 메모리는 약 2√N + k²번의 점수 계산으로 N개 키 중 정확한 상위 k개를 찾는다.
+# - Longformer는 윈도우에 전역 토큰을 더하고, Linformer는 키·값을 k개 행으로 압축하고, Reformer는 비슷한 벡터를 같은 버킷으로 해싱하고, Performer는 랜덤 특징으로 exp(q·k)를 추정한다. 모두 어텐션의 근사이다.
 #
 # ## References
 # - T. Dao, D. Y. Fu, S. Ermon, A. Rudra, C. Ré, "FlashAttention: Fast and Memory-Efficient Exact
@@ -531,6 +664,6 @@ for name, call in bad_calls.items():
 # | PyTorch's fused `F.scaled_dot_product_attention` | 866 ms |
 #
 # and at N = 65,536 keys of width 256, 1,024 queries, k = 32: product keys 48 ms, brute force
-# 910 ms (1/18 of the time; 1/35 in a quieter run, section 5). The fused kernel does the same
+# 910 ms (1/19 of the time; 1/35 in a quieter run, section 5). The fused kernel does the same
 # arithmetic as our tiles; it is faster because each tile is one step of compiled code instead of
 # several Python-level PyTorch calls.
