@@ -606,6 +606,11 @@ assert kernel_error < 5 < 20 < output_error
 # | product-key memory | 곱 키 메모리 |
 # | sub-key | 하위 키 |
 # | brute force | 전수 탐색 |
+# | global token | 전역 토큰 |
+# | low-rank projection | 저랭크 사영 |
+# | locality-sensitive hashing | 지역 민감 해싱 |
+# | random features | 랜덤 특징 |
+# | unbiased estimate | 비편향 추정 |
 #
 # ## 핵심 요약
 # - 온라인 소프트맥스로 어텐션을 타일 단위로 정확하게 계산하면 T × T 행렬 없이 메모리가 T에 비례한다. FlashAttention이 빠른 이유는 연산량이 아니라 메모리 트래픽을 줄이기 때문이다.

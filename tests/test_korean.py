@@ -42,10 +42,15 @@ def sentences(text: str) -> list[str]:
     return [piece for piece in pieces if HANGUL.search(piece)]
 
 
+def has_final_bieup(syllable: str) -> bool:
+    """True for a syllable closed by ㅂ (습, 합, 입, 됩): the -ㅂ니다 of 합쇼체."""
+    return "\uac00" <= syllable <= "\ud7a3" and (ord(syllable) - 0xAC00) % 28 == 17
+
+
 def is_haerache(sentence: str) -> bool:
-    """해라체 ends a sentence in -다 (한다, 이다, 했다, 않는다); 합쇼체's -니다 and 해요체's -요 do not."""
+    """해라체 ends a sentence in -다 (한다, 이다, 했다, 아니다); 합쇼체's -ㅂ니다 and 해요체's -요 do not."""
     core = TRAILER.sub("", sentence)
-    return core.endswith("다") and not core.endswith("니다")
+    return core.endswith("다") and not (core.endswith("니다") and len(core) > 2 and has_final_bieup(core[-3]))
 
 
 ENTRY_OF = {english: entry for entry in TERMS["term"] for english in entry["en"]}
@@ -93,7 +98,8 @@ def test_korean_text_avoids_the_phrases_the_term_list_rules_out(path):
     ("sentence", "expected"),
     [("위치 임베딩이 어순의 유일한 출처다.", True), ("정확도가 천천히 떨어집니다.", False),
      ("정확도가 떨어져요.", False), ("맞히지 못했다 (20글자에서 15%).", True), ("`make bench`로 잰다", True),
-     ("KV 캐시를 줄입니다 (H / Hkv).", False)],
+     ("KV 캐시를 줄입니다 (H / Hkv).", False), ("정확한 어텐션은 아니다.", True), ("같습니다.", False),
+     ("학습됩니다.", False)],
 )
 def test_the_register_rule_tells_the_registers_apart(sentence, expected):
     assert is_haerache(sentence) is expected
