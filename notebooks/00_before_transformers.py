@@ -420,7 +420,7 @@ for length in (16, 64, 256, 1024):
 # | cost per layer | grows as T | grows as T² (time and memory) | 04, 13 |
 # | path between two tokens of one sequence | up to T steps through the recurrence (the decoder, though, reaches any source state in one attention step) | one attention step | this notebook (section 7: T steps in a row; section 6: the decoder's one-step reach) |
 # | built-in sense of order (inductive bias) | yes: reads in order | none: needs position encodings | 02, 05 (section 5 here offers it only as a guess) |
-# | data hunger | learns small tasks from little data | needs more data or pre-training (Dosovitskiy et al., 2021) | not measured here; 09–10 fine-tune a pre-trained model |
+# | data hunger | learns small tasks from little data | needs more data or pre-training (Dosovitskiy et al., 2021) | not measured here: the ViT paper's Fig. 3, discussed in 14 §7 (14's ViT and MLP tie on 1,437 digits); 09–10 fine-tune a pre-trained model |
 # | generating text | one cheap step per token | each token re-reads everything (a KV cache helps) | 06, 11–12 |
 #
 # Neither column wins every row. The Transformer took over because the first row decides what can
