@@ -88,10 +88,12 @@
 # # 10 · Homework 2: fine-tuning BERT for sentiment
 #
 # You will turn the pre-trained encoder of notebook 05 into a sentiment classifier, as in notebook
-# 09 but with one output and a sigmoid, the way the original BERT homework did it: the head, the
-# prediction from `[CLS]`, the training loss, a short fine-tuning run, and a question about what the
-# mistakes show. After each question, run the check cell below it: when something is wrong it names
-# the classic mistake your code made and what gave it away. Hidden tests use other inputs and other
+# 09 but with one output and a sigmoid, the way the sentiment homework this series grew from did it
+# (there a Korean BERT, KcBERT, learned from two Korean sentences; notebook 09, section 11, shows why
+# our English model cannot): the head, the prediction from `[CLS]`, the training loss, a short
+# fine-tuning run, and a question about what the mistakes show. After each question, run the check
+# cell below it: when something is wrong it names the classic mistake your code made and what gave it
+# away. Hidden tests use other inputs and other
 # sentences, so write general code rather than matching printed numbers. Each question is graded on
 # its own. The check cells are for you; the grade comes from the course's grader, which runs the same
 # checks on your notebook in a separate process (and never shows it the test sentences).
@@ -159,9 +161,16 @@ tokenizer = AutoTokenizer.from_pretrained(anatomy.default_model_dir())
 # **Question 2 · `predict`** (next question, same class) returns, for each sentence, the probability
 # that it is positive: the head applied to the `[CLS]` state, then a sigmoid. Shape (B,).
 #
-# **Question 3 · `training_step(batch)`** (question 3, same class) returns the mean binary
-# cross-entropy between the head's logits on `[CLS]` and the labels. Use
-# `F.binary_cross_entropy_with_logits`, which applies the sigmoid itself.
+# **Question 3 · `training_step(batch)`** (question 3, same class) returns the binary cross-entropy
+# between the head's logits on `[CLS]` and the labels, averaged over the batch. Use
+# `F.binary_cross_entropy_with_logits`, which applies the sigmoid itself. The labels arrive as int64
+# and the loss compares probabilities with the targets 0.0 and 1.0, so convert them to float first.
+# *Mean or sum?* PyTorch's losses average by default, which keeps the loss's size (and a good
+# learning rate for plain SGD) independent of the batch size, and keeps it comparable with chance,
+# ln 2 ≈ 0.693 per sentence. The sum over the batch (`reduction="sum"`), as the homework this series
+# grew from wrote it, is accepted too: with Adam or AdamW, as question 4 uses, the two train alike,
+# because Adam divides each step by the gradient's own running scale, so a loss 16 times larger takes
+# almost the same steps.
 #
 # _Points:_ 1
 
@@ -203,8 +212,10 @@ grader.check("q3")
 
 # %% [markdown] deletable=false editable=false
 # **Question 4 · A short fine-tuning run.** Write `fine_tune_run(classifier, batches, steps)`: fine-tune
-# **every** weight (encoder and head) for `steps` steps with `anatomy.training.train`, using
-# `classifier.training_step` as the loss and AdamW; return what `train` returns. The budget is
+# **every** weight (encoder and head) for `steps` steps with `anatomy.training.train` and AdamW;
+# return what `train` returns. `train` calls its loss function as `loss_fn(model, batch)`, with the
+# model as the first argument, so the method `classifier.training_step` cannot be passed as it is:
+# wrap it, `lambda model, batch: model.training_step(batch)`. The budget is
 # fixed: the check calls it with `steps = 64` and batches of 16 review sentences (8 positive, 8
 # negative), so choose a learning rate that fine-tunes a pre-trained model within it. Every AdamW
 # rate from 5e-5 to 3e-4, with or without warm-up, passes (measured on the public sentences and on
@@ -243,6 +254,7 @@ grader.check("q4")
 wrong = hw.wrong_predictions(seed=0)  # from the classifier question 4's check fine-tuned
 if not wrong:
     print("run the check cell of question 4 first")
+print(f"fine-tuned on {hw.STEPS} steps of {hw.BATCH_SIZE} sentences = {hw.STEPS * hw.BATCH_SIZE:,} sentences")
 for label, probability, text in wrong:
     print(f"label {label}  P(positive) {probability:.2f}  {text[:100]}")
 
@@ -256,6 +268,10 @@ for label, probability, text in wrong:
 # - One logit + sigmoid + binary cross-entropy, or two logits + softmax + cross-entropy (notebook
 #   09): the same classifier. `binary_cross_entropy_with_logits` applies the sigmoid itself, so the
 #   head must hand it raw logits.
+# - The labels come as int64; binary cross-entropy needs float targets of the logits' (B,) shape, so
+#   convert them (`labels.float()`) before the loss.
+# - Mean or sum over the batch: with Adam the two train alike; the mean keeps the loss comparable
+#   across batch sizes and with chance (ln 2).
 # - The classifier reads `[CLS]`, position 0; the last position is often padding.
 # - Evaluate in `eval()` mode (no dropout) and under `torch.no_grad()` (no stored activations).
 # - Fine-tuning needs a small learning rate: a pre-trained model is easy to destroy.
@@ -263,8 +279,9 @@ for label, probability, text in wrong:
 # ## Exercises
 # 1. Replace the head's one logit by two and the loss by `F.cross_entropy`. Does the accuracy change?
 #    *Hint:* notebook 09's `TransformerForSequenceClassification` does exactly that.
-# 2. Run `fine_tune_run` with `lr=5e-2`. What do the losses do, and what does the check of
-#    question 4 say? *Hint:* the check compares the mean of the first eight losses with the last eight.
+# 2. Change the learning rate inside your `fine_tune_run` to 5e-2 and run question 4's check cell
+#    again. What do the losses do, and what does the check say? *Hint:* the check compares the mean
+#    of the first eight losses with the last eight.
 #
 # ## Glossary · 용어집
 # | English | 한국어 |
@@ -277,11 +294,12 @@ for label, probability, text in wrong:
 # | fine-tuning | 미세 조정 (파인튜닝) |
 #
 # ## 핵심 요약
-# - 분류 헤드는 [CLS] 위치(0번)의 상태를 읽어 로짓 하나를 냅니다.
-# - `binary_cross_entropy_with_logits`는 시그모이드를 스스로 적용하므로 로짓을 그대로 넘깁니다.
-# - 레이블은 로짓과 같은 (B,) 모양의 실수형이어야 합니다.
-# - 평가할 때는 `model.eval()`과 `torch.no_grad()`를 함께 씁니다.
-# - 사전 학습 모델의 미세 조정에는 작은 학습률(예: 1e-4)이 필요합니다.
+# - 분류 헤드는 [CLS] 위치(0번)의 상태를 읽어 로짓 하나를 낸다.
+# - `binary_cross_entropy_with_logits`는 시그모이드를 스스로 적용하므로 로짓을 그대로 넘긴다.
+# - 레이블은 int64로 들어오므로, BCE에 넘기기 전에 `labels.float()`로 float으로 바꿔야 한다. 모양은 로짓과 같은 (B,)이다.
+# - 배치에 대해 평균을 내든 합을 내든 Adam으로는 거의 똑같이 학습된다. 평균은 손실의 크기를 배치 크기와 무관하게 유지한다.
+# - 평가할 때는 `model.eval()`과 `torch.no_grad()`를 함께 쓴다.
+# - 사전 학습 모델의 미세 조정에는 작은 학습률(예: 1e-4)이 필요하다.
 #
 # ## References
 # - C. J. Hutto and E. Gilbert, "VADER: A Parsimonious Rule-based Model for Sentiment Analysis of

@@ -19,6 +19,7 @@ from torch import nn
 
 from anatomy.encoder import TransformerEncoder
 from anatomy.homework import sentiment as hw
+from anatomy.homework.sentiment import checks
 from anatomy.training import train
 from grading_helpers import ONE_THREAD, assign, assign_script, by_question, check_assigned, submission
 
@@ -99,11 +100,20 @@ MISTAKE_PLAYS = [  # (question, words in the feedback, the student's wrong answe
     ("q3", "F.cross_entropy on the one-logit head: cross-entropy wants one logit per class",
      step("F.cross_entropy(logits[:, None], labels)")),
     ("q3", "F.cross_entropy on the one-logit head (it read the batch", step("F.cross_entropy(logits, labels.float())")),
-    ("q3", "the sum over the batch instead of the mean",
-     step("F.binary_cross_entropy_with_logits(logits, labels.float(), reduction='sum')")),
     ("q3", "read from the last token instead of [CLS]", step("F.binary_cross_entropy_with_logits("
      "self.head(self(batch.input_ids, batch.attention_mask)[:, -1]).squeeze(-1), labels.float())")),
     ("q3", "the loss does not require grad", step("F.binary_cross_entropy_with_logits(logits, labels.float()).detach()")),
+]
+SUMMED = step("F.binary_cross_entropy_with_logits(logits, labels.float(), reduction='sum')")
+DIFFERS = "training_step: your loss"
+SUMMED_MISTAKES = [  # a sum is accepted (question 3 says why), a sum of something else is not: (words, code)
+    (DIFFERS, step("F.binary_cross_entropy_with_logits(torch.sigmoid(logits), labels.float(), reduction='sum')")),
+    (DIFFERS, step("F.binary_cross_entropy_with_logits(logits[None, :].expand(len(labels), -1), "
+                   "labels.float()[:, None].expand(-1, len(labels)), reduction='sum')")),
+    (DIFFERS, step("2 * F.binary_cross_entropy_with_logits(logits, labels.float(), reduction='sum')")),
+    (DIFFERS, step("F.binary_cross_entropy_with_logits(logits, labels.float(), reduction='sum') / (len(labels) - 1)")),
+    ("labels of the wrong dtype", step("F.binary_cross_entropy_with_logits(logits, labels, reduction='sum')")),
+    ("the loss does not require grad", step("F.binary_cross_entropy_with_logits(logits, labels.float(), reduction='sum').detach()")),
 ]
 RUN_PLAYS = [  # question 4, graded in the grader's child: (words in the feedback, the answers over the solution)
     ("the learning rate is too low", RUN.format(freeze="", lr="1e-6")),
@@ -112,6 +122,8 @@ RUN_PLAYS = [  # question 4, graded in the grader's child: (words in the feedbac
     ("the encoder was left frozen", RUN.format(freeze="classifier.encoder.requires_grad_(False)", lr="1e-4")),
     ("evaluation ran in training mode", EVALUATE.format(eval="", no_grad="torch.no_grad()")),
     ("evaluation ran with autograd on", EVALUATE.format(eval="classifier.eval()", no_grad="torch.enable_grad()")),
+    ("the learning rate is too low", [SUMMED, RUN.format(freeze="", lr="1e-6")]),  # read per sentence, not as zero_grad
+    (None, [SUMMED, RUN.format(freeze="", lr="1e-4")]),  # the summed loss passes, as with the mean
     (None, [p[2] for p in MISTAKE_PLAYS if p[1] in ("read from the last token instead of [CLS]", "labels of the wrong dtype")]),
     (None, RUN.format(freeze="", lr="5e-5")),  # honest: the lowest rate the question promises passes (with warm-up)
 ]
@@ -212,6 +224,20 @@ def test_solution_passes_questions_1_to_3(seed, extra):
     assert hw.check_training_step.feedback(solution, seed, **extra) is None
 
 
+@pytest.mark.parametrize("seed, extra", [(0, {}), (23, {"size": 6, "tokens": 8})])
+def test_question_3_accepts_the_mean_and_the_sum_over_the_batch(seed, extra):
+    """With AdamW both train alike (benchmarks/homework_fine_tuning.py --sum); the check says which it saw."""
+    assert hw.check_training_step.feedback(answers_namespace(SUMMED)["SentimentClassifier"], seed, **extra) is None
+    assert checks.check_training_step(answers_namespace(SUMMED)["SentimentClassifier"], seed, **extra) == "sum"
+    assert checks.check_training_step(answers_namespace()["SentimentClassifier"], seed, **extra) == "mean"
+
+
+@pytest.mark.parametrize("words, code", SUMMED_MISTAKES)
+def test_a_sum_of_something_else_still_fails_question_3(words, code):
+    verdict = hw.check_training_step.verdict(answers_namespace(code)["SentimentClassifier"], 0)
+    assert verdict is not None and words in str(verdict), str(verdict)
+
+
 @pytest.mark.parametrize("question, words, code", MISTAKE_PLAYS, ids=[w for _, w, _ in MISTAKE_PLAYS])
 def test_each_named_mistake_appears_in_its_graded_checks_feedback(question, words, code):
     mistaken = answers_namespace(code)["SentimentClassifier"]
@@ -271,6 +297,12 @@ def test_each_run_mistake_is_named_from_its_evidence(run_verdicts, index):
 def test_mistakes_in_questions_2_and_3_do_not_cost_question_4(run_verdicts):
     """The run in the child uses the known-good predict and training_step in place of wrong ones."""
     assert run_verdicts[len(RUN_PLAYS) - 2] is None, str(run_verdicts[len(RUN_PLAYS) - 2])
+
+
+def test_a_summed_loss_passes_question_4(run_verdicts):
+    """Question 3 accepts a sum over the batch; with AdamW its run passes as the mean's does."""
+    index = RUN_PLAYS.index((None, [SUMMED, RUN.format(freeze="", lr="1e-4")]))
+    assert run_verdicts[index] is None, str(run_verdicts[index])
 
 
 def test_the_lowest_promised_learning_rate_passes(run_verdicts):

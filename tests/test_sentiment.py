@@ -3,7 +3,7 @@ import torch
 import torch.nn.functional as F
 
 from anatomy import TransformerForSequenceClassification
-from anatomy.linear_probe import cls_vectors, train_probe
+from anatomy.linear_probe import sentence_vectors, train_probe
 from anatomy.sentiment import Analyser, FineTuningRecipe, classification_loss, predict_probabilities
 
 
@@ -50,13 +50,15 @@ def test_analyser_and_predictions_agree_with_one_sentence_at_a_time(classifier, 
         assert Analyser(classifier, tokenizer)(sentence) == pytest.approx(alone[1].item(), abs=1e-5)
 
 
-def test_cls_vectors_are_the_encoders_first_position(classifier, pretrained):
-    tokenizer, model = pretrained
-    vectors = cls_vectors(classifier.encoder, tokenizer, SENTENCES)
+def test_sentence_vectors_are_hugging_faces_cls_state_and_mean_over_the_real_tokens(classifier, pretrained):
+    tokenizer, model = pretrained  # sentences of different lengths: the shorter ones carry padding
+    vectors = sentence_vectors(classifier.encoder, tokenizer, SENTENCES, batch_size=3)
     batch = tokenizer(SENTENCES, padding=True, return_tensors="pt")
     with torch.no_grad():
-        expected = model(**batch).last_hidden_state[:, 0]
-    torch.testing.assert_close(vectors, expected, atol=1e-4, rtol=1e-4)
+        states = model(**batch).last_hidden_state  # (N, T, D)
+    expected = torch.stack([states[i, :n].mean(0) for i, n in enumerate(batch.attention_mask.sum(1).tolist())])
+    torch.testing.assert_close(vectors["mean"], expected, atol=1e-4, rtol=1e-4)
+    torch.testing.assert_close(vectors["cls"], states[:, 0], atol=1e-4, rtol=1e-4)
 
 
 def test_a_probe_separates_separable_vectors():

@@ -2,9 +2,10 @@
 
 Homework 2, question 4 (notebook 10). Shapes: B batch, D model width. The evidence:
 - the encoder's weights: unchanged (frozen encoder), or how far they moved, relative to their size;
-- the losses the run reported: the mean of the first and the last 8 steps (chance is ln 2 = 0.693);
-- the head's gradient left after the run, against one batch's gradient the check computes itself:
-  many times larger means the gradients of every step were summed (no optimizer.zero_grad()).
+- the losses the run reported, per sentence: the mean of the first and the last 8 steps (chance is ln 2 = 0.693);
+- the head's gradient left after the run, against one batch's gradient the check computes itself (times
+  the batch size for a loss that sums over the batch): many times larger means the gradients of every
+  step were summed (no optimizer.zero_grad()).
 The thresholds come from runs measured by benchmarks/homework_fine_tuning.py (see the instructor README).
 """
 from __future__ import annotations
@@ -47,8 +48,9 @@ def require_finite(losses: list[float]) -> None:
         raise too_high(f"the loss diverged to {next(x for x in losses if not math.isfinite(x))}")
 
 
-def gradient_growth(classifier, mine, batch) -> float | None:
-    """The head's gradient the run left behind over one batch's gradient (None if the run cleared it)."""
+def gradient_growth(classifier, mine, batch, per_loss: int = 1) -> float | None:
+    """The head's gradient the run left behind over one batch's gradient (None if the run cleared it);
+    `per_loss` sentences per loss: the batch size for a loss that sums over the batch, else 1."""
     left = classifier.head.weight.grad
     if left is None:
         return None
@@ -57,13 +59,14 @@ def gradient_growth(classifier, mine, batch) -> float | None:
     weight = mine.head.weight.detach().clone().requires_grad_()
     loss = F.binary_cross_entropy_with_logits(F.linear(cls, weight, mine.head.bias.detach()).squeeze(-1), batch.labels.float())
     one, = torch.autograd.grad(loss, weight)
-    return left.norm().item() / max(one.norm().item(), 1e-12)
+    return left.norm().item() / max(per_loss * one.norm().item(), 1e-12)
 
 
-def explain_miss(accuracy: float, bar: float, losses: list[float], mine, before: dict, classifier, last_batch) -> None:
-    """Raise the Feedback that says why the accuracy missed the bar."""
+def explain_miss(accuracy: float, bar: float, losses: list[float], mine, before: dict, classifier, last_batch,
+                 per_loss: int = 1) -> None:
+    """Raise the Feedback that says why the accuracy missed the bar (`losses` per sentence)."""
     missed = f"test accuracy {accuracy:.1%}, below the required {bar:.0%}"
-    growth = gradient_growth(classifier, mine, last_batch)
+    growth = gradient_growth(classifier, mine, last_batch, per_loss)
     if growth is not None and growth > GROWTH:
         raise Feedback(f"no optimizer.zero_grad(): gradients accumulate: the head's gradient after the run is {growth:.0f} "
                        f"times one batch's, so every step added its gradient to all the earlier ones; call "

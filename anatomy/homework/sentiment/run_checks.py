@@ -21,7 +21,7 @@ from anatomy.homework.feedback import Feedback, call
 from anatomy.homework.sentiment.checks import built, check_predict, check_training_step
 from anatomy.homework.sentiment.diagnosis import explain_miss, require_encoder_moved, require_finite
 from anatomy.homework.sentiment.scoring import correct_share, own_copy, predicted_logits
-from anatomy.homework.sentiment.data import STEPS, bundled_tokenizer, run_data
+from anatomy.homework.sentiment.data import BATCH_SIZE, STEPS, bundled_tokenizer, run_data
 from anatomy.homework.sentiment.substitutes import reference_predict, reference_training_step
 
 REQUIRED_ACCURACY = 0.63  # on data.TEST_SENTENCES held-out sentences; see the instructor README
@@ -29,15 +29,18 @@ EVALUATE_BATCHES = 6  # evaluate is checked on the first training batches: data 
 _fine_tuned: dict[int, nn.Module] = {}  # seed -> the check's copy of the classifier it fine-tuned last
 
 
-def wrong_methods(classifier_class, seed: int) -> list[str]:
-    """The methods among predict and training_step that questions 2 and 3 mark wrong."""
-    wrong = []
+def wrong_methods(classifier_class, seed: int) -> tuple[list[str], int]:
+    """(the methods among predict and training_step that questions 2 and 3 mark wrong, the sentences
+    one loss of the run sums over: BATCH_SIZE for a training_step that sums, which question 3 accepts, else 1)."""
+    wrong, per_loss = [], 1
     for name, check in [("predict", check_predict), ("training_step", check_training_step)]:
         try:
-            check(classifier_class, seed)
+            reduction = check(classifier_class, seed)
         except Feedback:
             wrong.append(name)
-    return wrong
+        else:
+            per_loss = BATCH_SIZE if reduction == "sum" else per_loss
+    return wrong, per_loss
 
 
 def check_fine_tuning(classifier_class, fine_tune_run, evaluate, seed: int = 0) -> float:
@@ -50,7 +53,7 @@ def check_fine_tuning(classifier_class, fine_tune_run, evaluate, seed: int = 0) 
         if str(feedback).startswith("not yet implemented"):
             raise Feedback("not yet implemented: Question 4 needs the head of question 1 first") from None
         raise Feedback(f"question 4 needs the head of question 1 first: {feedback}") from None
-    wrong = wrong_methods(classifier_class, seed)
+    wrong, per_loss = wrong_methods(classifier_class, seed)
     pretrained = TransformerEncoder.from_pretrained()
     before = {k: v.clone() for k, v in pretrained.state_dict().items()}
     torch.manual_seed(seed)
@@ -59,7 +62,7 @@ def check_fine_tuning(classifier_class, fine_tune_run, evaluate, seed: int = 0) 
     for name in wrong:  # a mistake in question 2 or 3 costs only its own question
         setattr(classifier, name, types.MethodType(references[name], classifier))
     try:
-        return fine_tuned_accuracy(classifier, fine_tune_run, evaluate, seed, pretrained.config, before)
+        return fine_tuned_accuracy(classifier, fine_tune_run, evaluate, seed, pretrained.config, before, per_loss)
     except Feedback as feedback:
         if not wrong:
             raise
@@ -98,14 +101,14 @@ def denormals_flushed():
         torch.set_flush_denormal(False)
 
 
-def fine_tuned_accuracy(classifier, fine_tune_run, evaluate, seed: int, config, before: dict) -> float:
+def fine_tuned_accuracy(classifier, fine_tune_run, evaluate, seed: int, config, before: dict, per_loss: int = 1) -> float:
     train_batches, test_batches = run_data(seed)
     chosen = train_batches[:EVALUATE_BATCHES]
     evaluated(classifier, evaluate, chosen[:1])  # before training too: these mistakes cost seconds, not a run
     with denormals_flushed():
         run = call(fine_tune_run, classifier, iter(train_batches), STEPS)
     mine = _fine_tuned[seed] = own_copy(classifier, config)
-    losses = [float(x) for x in getattr(run, "losses", [])]
+    losses = [float(x) / per_loss for x in getattr(run, "losses", [])]  # per sentence, a summed loss too
     require_encoder_moved(mine, before)
     require_finite(losses)
     got, expected = evaluated(classifier, evaluate, chosen), correct_share(mine, chosen)
@@ -114,7 +117,7 @@ def fine_tuned_accuracy(classifier, fine_tune_run, evaluate, seed: int, config, 
                        f"was handed is {expected:.3f}", "evaluate returned the wrong number")
     accuracy = correct_share(mine, test_batches)
     if accuracy < REQUIRED_ACCURACY:
-        explain_miss(accuracy, REQUIRED_ACCURACY, losses, mine, before, classifier, train_batches[STEPS - 1])
+        explain_miss(accuracy, REQUIRED_ACCURACY, losses, mine, before, classifier, train_batches[STEPS - 1], per_loss)
     return accuracy
 
 
