@@ -99,13 +99,20 @@ def validation_loss(model: GPT, ids: torch.Tensor) -> float:
     return token_cross_entropy(model(inputs).logits, labels, ignore_id=-100).item()
 
 
-def bigram_loss(corpus: CharCorpus, smoothing: float = 1.0) -> float:
-    """The baseline: P(next | current) counted on the training text (add-`smoothing`), scored on held-out text."""
+def bigram_log_probs(corpus: CharCorpus, smoothing: float = 1.0) -> torch.Tensor:
+    """(V, V) log P(next | current), row = current character, counted on the training text with
+    add-`smoothing` (every pair gets that many extra counts, so no pair is impossible)."""
+    check_number("smoothing", smoothing, above=0, hint=" (1.0 is add-one smoothing)")
     vocab = len(corpus.characters)
-    counts = torch.full((vocab, vocab), smoothing)
+    counts = torch.full((vocab, vocab), float(smoothing))
     counts.index_put_((corpus.train_ids[:-1], corpus.train_ids[1:]), torch.ones(len(corpus.train_ids) - 1),
                       accumulate=True)
-    log_probs = (counts / counts.sum(dim=1, keepdim=True)).log()  # (V, V)
+    return (counts / counts.sum(dim=1, keepdim=True)).log()  # (V, V)
+
+
+def bigram_loss(corpus: CharCorpus, smoothing: float = 1.0) -> float:
+    """The baseline: P(next | current) counted on the training text (add-`smoothing`), scored on held-out text."""
+    log_probs = bigram_log_probs(corpus, smoothing)  # (V, V)
     ids = corpus.validation_ids
     return -log_probs[ids[:-1], ids[1:]].mean().item()
 

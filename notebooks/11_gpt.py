@@ -77,7 +77,10 @@ from anatomy.text_generation import generate
 # | LM head: hidden state → one logit per token | 06's output projection, **tied** to the token embedding |
 #
 # The only difference from an encoder is the causal mask, and the only difference from 06's decoder is
-# that there is no cross-attention: there is no source sentence to look at. Let us wire it by hand.
+# that there is no cross-attention: there is no source sentence to look at. The pre-LN order is GPT-2's
+# (Radford et al., 2019): GPT-1 (Radford et al., 2018) still normalised *after* each residual sum, as the
+# 2017 Transformer did; GPT-2 moved LayerNorm to the input of each sub-block and added the final one.
+# Let us wire it by hand.
 
 # %%
 torch.manual_seed(0)
@@ -149,17 +152,23 @@ print("greedy text identical to GPT-2's generate:", torch.equal(ours_text, their
 # ## 3. Training it on Python's docstrings
 # Real English nobody here wrote ships with Python: the standard library's docstrings (01 used them
 # to test tokenizers). We train a **character-level** GPT: the vocabulary is about 100 symbols, any
-# string can be written, and after a minute on a CPU it has learned spelling and punctuation we can
-# read. (WordPiece would need fewer steps per sentence but a 30,000-row embedding, most of it unseen.)
-# The last tenth of the sentences is held out. The baseline is a **bigram** model: the probability of
-# the next character given only the current one, counted on the same training text.
+# string can be written, and a minute on a CPU is enough to see what it learns first (section 4
+# measures it). (WordPiece would need fewer steps per sentence but a 30,000-row embedding, most of it
+# unseen.) The last tenth of the sentences is held out; they are a little shorter than average, so
+# they hold a little less than a tenth of the characters. The baseline is a **bigram** model: the
+# probability of the next character given only the current one, counted on the same training text
+# (with add-one smoothing: every pair gets one extra count, so a pair never seen in training is
+# unlikely but not impossible).
 
 # %%
 from anatomy import docstring_lm
 
 corpus = docstring_lm.docstring_corpus()
-print(f"{len(corpus.characters)} characters in the vocabulary; {len(corpus.train_ids):,} training and "
-      f"{len(corpus.validation_ids):,} held-out characters")
+sentences = {name: int((ids == 0).sum()) for name, ids in (("train", corpus.train_ids), ("held out", corpus.validation_ids))}
+print(f"{len(corpus.characters)} characters in the vocabulary; {sentences['train']:,} training and {sentences['held out']:,} "
+      f"held-out sentences ({sentences['held out'] / sum(sentences.values()):.0%})")
+print(f"{len(corpus.train_ids):,} training and {len(corpus.validation_ids):,} held-out characters "
+      f"({len(corpus.validation_ids) / (len(corpus.train_ids) + len(corpus.validation_ids)):.1%})")
 print(repr(corpus.decode(corpus.validation_ids[:160])))
 bigram = docstring_lm.bigram_loss(corpus)
 print(f"bigram baseline: {bigram:.3f} nats per character (perplexity {docstring_lm.perplexity(bigram):.1f})")
@@ -173,6 +182,14 @@ validation = docstring_lm.validation_loss(char_gpt, corpus.validation_ids)
 print(f"held-out loss {validation:.3f} nats per character (perplexity {docstring_lm.perplexity(validation):.1f}) "
       f"vs bigram {bigram:.3f}")
 assert validation < bigram
+
+# %% [markdown]
+# The spike near step 20 happens during the warm-up: the learning rate climbs linearly to its peak
+# 5e-3 over the first 50 steps, and Adam's first updates move every weight by about the learning rate,
+# whatever the size of its gradient. One of those steps overshoots, the loss jumps for a step or two,
+# and the next steps undo it; gradient clipping (`max_grad_norm=1.0`) keeps the jump from throwing the
+# weights far. (Its exact step and height depend on the last bits of the arithmetic, so they differ
+# between machines.) The held-out lines, not the noisy batch curve, are what we compare.
 
 # %%
 fig, ax = plt.subplots(figsize=(7, 3.5))
@@ -188,7 +205,8 @@ plt.show()
 # At each step the model gives a distribution over the next character. **Greedy** takes the most
 # likely one. **Sampling** draws from the distribution, after reshaping it: a **temperature** below 1
 # sharpens it, above 1 flattens it; **top-k** keeps the k likeliest tokens; **top-p** (nucleus) keeps
-# the smallest set whose probabilities add up to at least p. Below, the same prompt, and what each rule keeps.
+# the smallest set whose probabilities add up to at least p. Below, the same prompt, and what each
+# rule keeps (exercise 2 asks the same of temperature 2 and top-p 0.5).
 
 # %%
 from anatomy.sampling import next_token_distribution
@@ -205,8 +223,9 @@ for ax, (name, kwargs) in zip(axes, rules.items()):
     probs = next_token_distribution(logits, **kwargs)[0]
     ax.bar(range(15), probs[top], color=["tab:blue" if p > 0 else "lightgray" for p in probs[top]])
     ax.set_xticks(range(15), [repr(corpus.characters[i])[1:-1] for i in top])
-    ax.set_title(f"{name}: keeps {(probs > 0).sum().item()} of {len(probs)}")
+    ax.set_title(f"{name}\nkeeps {(probs > 0).sum().item()} of {len(probs)}")
 axes[0].set_ylabel(f"P(next | {prompt!r})")
+fig.tight_layout()
 plt.show()
 
 # %% [markdown]
@@ -232,12 +251,101 @@ for name, kwargs in settings.items():  # each text continues the prompt by 50 ch
 print("every rule continues the prompt by 50 characters; the same seed draws the same text")
 
 # %% [markdown]
+# Four samples are anecdotes. To say what a minute of training taught the model, we count: from the
+# first four characters of 32 held-out sentences we write 60 more characters four ways (the bigram
+# model sampling; our GPT sampling at temperature 1, with top-p 0.9, and greedy) and measure two things
+# on the written words (runs of letters after the prompt; the first and the last word of each text are
+# left out, since they may be cut):
+# - **words found in the training text**: the share of the words of three or more letters that occur
+#   anywhere in the training sentences (shorter ones, "a", "is", "th", come out of any letter soup);
+# - **repeated word pairs**: the share of consecutive word pairs that already occurred earlier in the
+#   same text.
+
+# %%
+import re
+
+from collections import Counter
+
+training_word_counts = Counter(re.findall(r"[A-Za-z]+", corpus.decode(corpus.train_ids)))
+training_words = set(training_word_counts)
+starts = [s[:4] for s in corpus.decode(corpus.validation_ids).split("\n") if len(s) >= 4][:32]
+start_ids = torch.stack([corpus.encode(s) for s in starts])  # (32, 4)
+
+
+def bigram_generate(prompts, max_new_tokens, generator):
+    probabilities = docstring_lm.bigram_log_probs(corpus).exp()  # (V, V): row = current character
+    for _ in range(max_new_tokens):
+        prompts = torch.cat([prompts, torch.multinomial(probabilities[prompts[:, -1]], 1, generator=generator)], 1)
+    return prompts
+
+
+def word_statistics(rows, prompt_length=4):  # (share of 3+ letter words found in training, share of pairs repeated)
+    found = written = repeated = pairs = 0
+    for row in rows:
+        words = re.findall(r"[A-Za-z]+", corpus.decode(row[prompt_length:]))[1:-1]
+        long_words = [w for w in words if len(w) >= 3]
+        found, written = found + sum(w in training_words for w in long_words), written + len(long_words)
+        seen = set()
+        for pair in zip(words, words[1:]):
+            repeated, pairs, seen = repeated + (pair in seen), pairs + 1, seen | {pair}
+    return found / written, repeated / pairs
+
+
+written_texts = {"bigram, sampled": bigram_generate(start_ids, 60, torch.Generator().manual_seed(0)),
+                 "GPT, sampled": generate(char_gpt, start_ids, max_new_tokens=60, do_sample=True,
+                                          generator=torch.Generator().manual_seed(0)),
+                 "GPT, top-p 0.9": generate(char_gpt, start_ids, max_new_tokens=60, do_sample=True, top_p=0.9,
+                                            generator=torch.Generator().manual_seed(0)),
+                 "GPT, greedy": generate(char_gpt, start_ids, max_new_tokens=60)}
+statistics = {name: word_statistics(rows) for name, rows in written_texts.items()}
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+# not compared: shares counted on text written by a model trained on this CPU (another CPU writes other text)
+print(f"{'':>16}  3+ letter words found in training  repeated word pairs")
+for name, (found, repeated) in statistics.items():
+    print(f"{name:>16}  {found:>31.0%}  {repeated:>19.0%}")
+print(f"{starts[0]!r} -> greedy: {corpus.decode(written_texts['GPT, greedy'][0])!r}")
+
+# %%
+bigram_found, sampled_found, greedy_found = (statistics[name][0] for name in ("bigram, sampled", "GPT, sampled", "GPT, greedy"))
+sampled_repeated, greedy_repeated = statistics["GPT, sampled"][1], statistics["GPT, greedy"][1]
+assert sampled_found > bigram_found + 0.1, "sampling, the GPT writes real words far more often than the bigram"
+assert sampled_found < 0.6, "but most of its longer words are still invented"
+assert greedy_found > sampled_found, "greedy writes the likeliest, so the most familiar, words"
+assert greedy_repeated > sampled_repeated + 0.2, "greedy repeats itself far more than sampling"
+print("GPT sampling: at least 10 points more real 3+ letter words than bigram sampling, yet under 60 %; greedy: "
+      "more real words than sampling, and at least 20 points more repeated word pairs")
+print("the most frequent training words:", training_word_counts.most_common(3))
+
+# %% [markdown]
+# What the model learned in a minute: its sampled words of three or more letters are real words far
+# more often than the bigram's (which knows only which letter tends to follow which, and almost never
+# spells one), so it has learned frequent words, spaces and punctuation, the look of a docstring; but
+# most of its longer words are still invented, letter by letter (under 60 %, the cell asserts), and
+# its sentences mean nothing. A longer training (exercise 1) or a
+# larger model should push the share of real words up.
+#
+# Greedy decoding writes the most real words and the worst text: it loops ("the the the …").
+# Holtzman et al. (2020) call this **degeneration**, and it is not a bug in the model or the code.
+# Greedy takes the likeliest character every time; in docstrings the commonest word is "the" (printed
+# above), and
+# what follows "the " is, again, most likely a frequent short word. Once a phrase is written, its
+# presence in the context makes repeating it even likelier (a Transformer readily copies from its
+# context), so the loop feeds itself, and nothing random ever breaks it. Sampling breaks it, at the
+# price of some unlikely characters (misspellings); top-k and top-p cut the unlikely tail so that
+# sampling stays random without wandering into it. Beam search, which also maximises probability,
+# degenerates the same way on open-ended text; it suits tasks with one right answer (section 6).
+
+# %% [markdown]
 # ## 5. The KV cache
 # Without a cache, writing token t+1 re-reads the whole text: every layer recomputes the keys and
 # values of tokens 1…t, which have not changed. The **KV cache** keeps each layer's keys and values;
 # each step then computes only the newest token's query, key and value and attends over the cache.
-# The text is the same; the cost per step drops from the whole sequence to one token. The price is
-# memory: **layers × 2 (keys and values) × T × D numbers per sequence**.
+# The text is the same. Per step, the projections and the feed-forward now work on one token instead
+# of the whole sequence; attention still reads all T cached keys and values, so that part of a step
+# still grows with T (linearly, where recomputing everything grew with T²). The price is memory:
+# **layers × 2 (keys and values) × T × D numbers per sequence**, 4 bytes each in float32 (2 in float16).
 
 # %%
 cache = char_gpt.new_cache()
@@ -248,7 +356,8 @@ head_dim = config.hidden_size // config.num_attention_heads
 formula = cache_memory_bytes(config.num_hidden_layers, config.num_attention_heads, head_dim, tokens=cache.length)
 print(f"{cache.length} cached tokens: {cache.memory_bytes():,} bytes measured, {formula:,} by the formula")
 print(f"a full 64-token context: {cache_memory_bytes(2, 4, head_dim, 64) / 1024:.0f} KiB; "
-      f"GPT-2 small (12 layers, D = 768) at 1024 tokens: {cache_memory_bytes(12, 12, 64, 1024) / 2**20:.0f} MiB per sequence")
+      f"GPT-2 small (12 layers, D = 768) at 1024 tokens: {cache_memory_bytes(12, 12, 64, 1024) / 2**20:.0f} MiB per sequence "
+      f"(float32, 4 bytes a number)")
 
 # %%
 batch = ["Return the ", "This module ", "If the "]
@@ -267,8 +376,8 @@ for text, row in zip(batch, cached):
     print(repr(text + corpus.decode(row[width:])))
 
 # %% [markdown]
-# The speed-up is measured side by side in `make bench` (and timed in the appendix): 512 new tokens
-# with and without the cache.
+# The speed-up is timed side by side by `make bench` (D1 in `benchmarks/decoder.py`: 512 new tokens
+# with and without the cache); notebooks print no timings, so the appendix counts the work instead.
 #
 # ## 6. Beam search on the dates translator
 # Greedy decoding commits to the best token at each step and can never go back. **Beam search** keeps
@@ -278,11 +387,11 @@ for text, row in zip(batch, cached):
 # probabilities). Width 1 is greedy decoding. We run it on notebook 07's trained translator.
 #
 # When to stop matters: stopping as soon as k outputs have ended lets an early, unlikely ending win
-# (a first version did, and wrote truncated dates such as `'2046-1'`: 99.0 % against greedy's 100.0 %).
-# The standard rule keeps the k best finished outputs and goes on until the best live one no longer
-# beats the worst of them. With it, beam (k = 4) and greedy both get 100.0 % of these 300 held-out
-# dates exactly right and never disagree: this translator is confident enough that greedy's choices
-# are already the best ones; beam search pays off where an early greedy choice is a trap.
+# (a short, truncated date can end before the right one does). The standard rule, ours and Hugging
+# Face's, keeps the k best finished outputs and goes on until the best live one no longer beats the
+# worst of them. With it, beam (k = 4) and greedy get the same share of these 300 held-out dates
+# exactly right and disagree on none (the cell prints both): this translator is confident enough that
+# greedy's choices are already the best ones; beam search pays off where an early greedy choice is a trap.
 
 # %%
 from anatomy.beam_search import beam_search
@@ -325,20 +434,74 @@ viz.head_view(list(attentions), [c if c != " " else "␣" for c in text])
 Image("../images/family_tree.png", width=800)
 
 # %% [markdown]
+# Most names in the tree are one of the three wirings plus a change of training, size or a detail of
+# the block (Tunstall et al., ch. 3, "Meet the Transformers"). Four that the course meets often:
+# - **RoBERTa** (Liu et al., 2019) is BERT's architecture retrained better: longer, on ten times the
+#   text, in bigger batches, with the masked positions drawn anew each time a sentence is seen, and
+#   without BERT's second task, next-sentence prediction. It swaps WordPiece for GPT-2's byte-level
+#   BPE (50,265 tokens instead of 30,522).
+# - **DistilBERT** (Sanh et al., 2019) is a BERT with half the layers (6 of 12), no token-type
+#   embedding and no pooler, trained by **distillation**: to match the output distribution of a
+#   trained BERT-base (the teacher), not only the masked words. Sanh et al. report 97 % of BERT's
+#   GLUE score with 40 % fewer parameters (39 % at the sizes printed below).
+# - **BART** (Lewis et al., 2020) is the 2017 encoder-decoder with GPT's GELU and learned positions,
+#   pre-trained as a **denoising autoencoder**: the encoder reads a corrupted text (spans replaced
+#   by one mask, sentences shuffled), and the decoder writes the original. Good at summarising.
+# - **T5** (Raffel et al., 2020) is an encoder-decoder that casts every task as text in, text out
+#   ("translate English to German: …", "cola sentence: …"). It has no position table: each layer's
+#   attention adds a learned scalar bias per head that depends on the bucketed distance i − j (02),
+#   learned in the first layer and reused by the others; its LayerNorm only rescales (no mean, no bias).
+#
+# Each claim about the architecture is checked below on Hugging Face's implementations, built at their
+# published base sizes on PyTorch's `meta` device (shapes only, no memory, no numbers).
+
+# %%
+from transformers import (BartConfig, BartModel, BertConfig, BertModel, DistilBertConfig, DistilBertModel, RobertaConfig,
+                          RobertaModel, T5Config, T5Model)
+
+with torch.device("meta"):  # shapes only: the base models are built in a blink and hold no numbers
+    family = {"BERT-base": BertModel(BertConfig()), "RoBERTa-base": RobertaModel(RobertaConfig(
+                  vocab_size=50265, max_position_embeddings=514, type_vocab_size=1)),
+              "DistilBERT": DistilBertModel(DistilBertConfig()), "BART-base": BartModel(BartConfig(
+                  d_model=768, encoder_layers=6, decoder_layers=6, encoder_attention_heads=12, decoder_attention_heads=12,
+                  encoder_ffn_dim=3072, decoder_ffn_dim=3072)), "T5-base": T5Model(T5Config(d_model=768, d_ff=3072,
+                                                                                           num_layers=12, num_heads=12))}
+sizes = {name: sum(p.numel() for p in model.parameters()) for name, model in family.items()}
+for name, size in sizes.items():
+    print(f"{name:>12}: {size / 1e6:6.1f} M parameters")
+bert, roberta, distil, bart, t5 = family.values()
+layer_shapes = lambda layer: [tuple(p.shape) for p in layer.parameters()]  # noqa: E731
+assert layer_shapes(roberta.encoder.layer[0]) == layer_shapes(bert.encoder.layer[0])  # the same block as BERT
+print(f"RoBERTa: BERT's layer, vocabulary {roberta.config.vocab_size:,} vs {bert.config.vocab_size:,}")
+assert len(distil.transformer.layer) == 6 and not hasattr(distil.embeddings, "token_type_embeddings")
+print(f"DistilBERT: {len(distil.transformer.layer)} of BERT's {len(bert.encoder.layer)} layers, "
+      f"{1 - sizes['DistilBERT'] / sizes['BERT-base']:.0%} fewer parameters")
+assert hasattr(bart.decoder.layers[0], "encoder_attn")  # cross-attention, as in 06
+print(f"BART: {len(bart.encoder.layers)} encoder + {len(bart.decoder.layers)} decoder layers with cross-attention")
+bias_layers = [i for i, block in enumerate(t5.encoder.block) if block.layer[0].SelfAttention.has_relative_attention_bias]
+assert bias_layers == [0] and not any("position" in name for name, _ in t5.named_parameters())
+print(f"T5: no position table; the distance bias {tuple(t5.encoder.block[0].layer[0].SelfAttention.relative_attention_bias.weight.shape)}"
+      f" = (distance buckets, heads) lives in layer {bias_layers[0]} only")
+
+# %% [markdown]
 # ## Takeaways
-# - A GPT is 05's pre-LN layers + 03's causal mask + a tied LM head: no new part, a new wiring.
+# - Our GPT, like GPT-2, is 05's pre-LN layers + 03's causal mask + a tied LM head: no new part, a new wiring.
 # - Loading GPT-2 means renaming, cutting the fused `c_attn`, and transposing `Conv1D` weights;
 #   then logits agree within 1e-5 and greedy text token for token.
-# - A one-minute character GPT on Python's docstrings clearly beats a bigram model on held-out text.
+# - A one-minute character GPT on Python's docstrings clearly beats a bigram model on held-out text, and
+#   spells real words far more often, yet most of its longer words are still invented.
 # - Greedy, temperature, top-k and top-p only differ in how they turn the same logits into a choice.
+#   Greedy degenerates into loops ("the the …"); sampling breaks them at the price of some misspellings.
 # - The KV cache changes the cost of generation, never its text; it costs layers × 2 × T × D numbers per sequence.
+# - RoBERTa, DistilBERT, BART and T5 are the same wirings with another training, size or position scheme.
 # - Beam search keeps k hypotheses; width 1 is greedy, and length normalisation keeps it fair to long outputs.
 #
 # ## Exercises
 # 1. Train the character GPT twice as long. How close does the held-out loss get to the training loss?
 #    *Hint:* `train_docstring_gpt(model, corpus, steps=1600)`; plot both.
 # 2. Sample with temperature 2.0 and with top-p 0.5. Which one produces real words more often, and why?
-#    *Hint:* look at how many tokens each rule keeps in section 4's plot.
+#    *Hint:* count what each rule keeps with `(next_token_distribution(logits, top_p=0.5) > 0).sum()` as
+#    section 4's plot does, and reuse `word_statistics` on 32 samples of each.
 # 3. Compute the KV-cache size of a 7B-parameter model with 32 layers, D = 4096, for 4,096 tokens in float16.
 #    *Hint:* `cache_memory_bytes(32, 32, 128, 4096, bytes_per_number=2)`; notebook 12 shows how grouped-query attention shrinks it.
 # 4. Run beam search with `length_penalty=0.0` and widths 1, 4, 16 on the dates. Does accuracy change?
@@ -357,21 +520,25 @@ Image("../images/family_tree.png", width=800)
 # | beam search | 빔 서치 |
 # | length normalisation | 길이 정규화 |
 # | bigram baseline | 바이그램 기준선 |
-# | held-out data | 홀드아웃(평가용) 데이터 |
+# | held-out data | 홀드아웃 데이터 |
 #
 # ## 핵심 요약
-# - GPT는 새로운 부품이 아니라 Pre-LN 인코더 층 + 인과 마스크 + 임베딩과 공유된 LM 헤드의 조합이다.
+# - 우리 GPT는 GPT-2처럼 Pre-LN 인코더 층 + 인과 마스크 + 임베딩과 공유된 LM 헤드의 조합이며, 새로운 부품은 없다(GPT-1은 아직 Post-LN이었다).
 # - GPT-2의 `Conv1D` 가중치는 전치해서 불러와야 하며, 그러면 로짓이 1e-5 이내로, 생성 결과가 토큰 단위로 일치한다.
-# - 표준 라이브러리 docstring으로 1분 학습한 문자 단위 GPT가 홀드아웃(평가용) 데이터에서 바이그램 기준선보다 낮은 손실을 낸다.
-# - 탐욕적 디코딩, 온도, top-k, top-p는 같은 로짓에서 다음 토큰을 고르는 방식만 다르다.
-# - KV 캐시는 생성 결과를 바꾸지 않고 속도만 높이며, 시퀀스마다 층 × 2 × T × D 개의 수를 저장한다.
-# - 빔 서치는 k개의 후보를 유지하며, 폭 1이면 탐욕적 디코딩과 같다.
+# - 표준 라이브러리 docstring으로 1분 학습한 문자 단위 GPT가 홀드아웃 데이터에서 바이그램 기준선보다 낮은 손실을 내고, 실제 단어를 훨씬 자주 쓰지만, 세 글자 이상 단어는 아직 대부분 지어낸 것이다.
+# - 탐욕적 디코딩, 온도, top-k, top-p는 같은 로짓에서 다음 토큰을 고르는 방식만 다르다. 탐욕적 디코딩은 같은 구절을 되풀이하는 퇴화에 빠지고, 샘플링은 그 반복을 깨는 대신 철자 오류를 조금 낸다. 빔 서치는 k개의 후보를 유지하며, 폭 1이면 탐욕적 디코딩과 같다.
+# - KV 캐시는 생성 결과를 바꾸지 않고 계산량만 줄이며, 시퀀스마다 층 × 2 × T × D 개의 수를 저장한다.
+# - RoBERTa, DistilBERT, BART, T5는 세 가지 연결 방식 중 하나에 학습 방법, 크기, 위치 표현을 바꾼 모델이다.
 #
 # ## References
 # - Tunstall, von Werra, Wolf, *Natural Language Processing with Transformers*, ch. 3 "Transformer Anatomy" (O'Reilly, 2022), "Meet the Transformers".
 # - Radford et al., "Improving Language Understanding by Generative Pre-Training" (2018); Radford et al., "Language Models are Unsupervised Multitask Learners" (GPT-2, 2019).
 # - Vaswani et al., "Attention Is All You Need" (NeurIPS 2017): beam search with length penalty in section 6.1.
-# - Holtzman et al., "The Curious Case of Neural Text Degeneration" (ICLR 2020): nucleus (top-p) sampling.
+# - Holtzman et al., "The Curious Case of Neural Text Degeneration" (ICLR 2020): degeneration under greedy and beam search; nucleus (top-p) sampling.
+# - Liu et al., "RoBERTa: A Robustly Optimized BERT Pretraining Approach" (2019).
+# - Sanh et al., "DistilBERT, a distilled version of BERT: smaller, faster, cheaper and lighter" (2019).
+# - Lewis et al., "BART: Denoising Sequence-to-Sequence Pre-training for Natural Language Generation, Translation, and Comprehension" (ACL 2020).
+# - Raffel et al., "Exploring the Limits of Transfer Learning with a Unified Text-to-Text Transformer" (T5, JMLR 2020).
 # - Wu et al., "Google's Neural Machine Translation System" (2016): length normalisation in beam search.
 # - Karpathy, minGPT and nanoGPT (GitHub): GPT-2 parity tests and character-level training.
 # - Canziani, NYU Deep Learning 2020, week 12: a small language model.
@@ -410,28 +577,56 @@ for bad in (lambda: generate(char_gpt, right_padded, mask_batch.flip(1)),
 # %% [markdown]
 # What the KV cache saves. With only 64 positions our character GPT is too small for the cache to
 # matter (each step is mostly Python overhead); it pays off as the text grows. Time depends on the
-# machine, so here we count the work instead, with PyTorch's `FlopCounterMode`: a random-weight GPT
-# of 4 layers, D = 256, writing 300 tokens. Without the cache every step runs the whole text again;
-# with it, only the new token. `make bench` (`benchmarks/decoder.py`, D1) times 512 tokens (goal ≥ 5×
-# faster, token-identical): 7.6× on two CPU cores.
+# machine, so here we count the work instead, with PyTorch's `FlopCounterMode` (floating-point
+# operations of the matrix products), for the model and the length that `make bench` times (D1 in
+# `benchmarks/decoder.py`): a random-weight GPT of 4 layers, D = 256, writing 512 tokens after an
+# 8-token prompt.
+#
+# A forward pass over t tokens costs F(t) = a·t + b·t²: the projections, feed-forward and LM head do
+# the same work for every token (a·t), while attention compares every token with every earlier one
+# (b·t²). Two counted passes give a and b. Without the cache, step t is a whole pass over t tokens,
+# F(t). With it, the prompt is read once, F(8), and each later step costs a + b·t: one new token,
+# compared with t cached ones. We check both sums on 20 counted tokens, then add them up for D1's 512
+# (generating 512 tokens without the cache would take minutes; the counts are exact, not estimates).
 
 # %%
 from torch.utils.flop_counter import FlopCounterMode
 
-torch.manual_seed(0)
-bigger = GPT(GPTConfig(vocab_size=100, hidden_size=256, num_attention_heads=4, num_hidden_layers=4,
-                       intermediate_size=1024, max_position_embeddings=512)).eval()
-flops, texts = {}, {}
-for use_cache in (True, False):
+
+def counted_flops(run):
     with FlopCounterMode(display=False) as counter:
-        texts[use_cache] = generate(bigger, torch.ones(1, 4, dtype=torch.long), max_new_tokens=300, use_cache=use_cache)
-    flops[use_cache] = counter.get_total_flops()
-assert torch.equal(texts[True], texts[False]), "the cache must not change the text"
-print(f"300 new tokens: {flops[False] / 1e9:.1f} GFLOPs without the cache, {flops[True] / 1e9:.2f} GFLOPs with it "
-      f"({flops[False] / flops[True]:.0f}x less work), the same tokens")
+        run()
+    return counter.get_total_flops()
+
+
+torch.manual_seed(0)  # D1's model and prompt
+bigger = GPT(GPTConfig(vocab_size=100, hidden_size=256, num_attention_heads=4, num_hidden_layers=4,
+                       intermediate_size=1024, max_position_embeddings=1024)).eval()
+d1_prompt = torch.randint(0, 100, (1, 8))
+with torch.no_grad():
+    f100, f200 = (counted_flops(lambda: bigger(torch.zeros(1, t, dtype=torch.long))) for t in (100, 200))
+b = (f200 - 2 * f100) // (200**2 - 2 * 100**2)  # F(200) - 2·F(100) = b·(200² - 2·100²)
+a = (f100 - b * 100**2) // 100
+
+
+def generation_flops(new_tokens, prompt_length=8):  # (without the cache, with it)
+    without = sum(a * t + b * t**2 for t in range(prompt_length, prompt_length + new_tokens))
+    with_cache = a * prompt_length + b * prompt_length**2 + sum(a + b * t for t in range(prompt_length + 1,
+                                                                                      prompt_length + new_tokens))
+    return without, with_cache
+
+
+for use_cache, expected in zip((False, True), generation_flops(20)):
+    assert counted_flops(lambda: generate(bigger, d1_prompt, max_new_tokens=20, use_cache=use_cache)) == expected
+without, with_cache = generation_flops(512)
+print(f"F(t) = {a:,}·t + {b:,}·t² FLOPs; both sums equal the counted work of 20 generated tokens")
+print(f"512 new tokens: {without / 1e9:.0f} GFLOPs without the cache, {with_cache / 1e9:.2f} GFLOPs with it "
+      f"({without / with_cache:.0f}x less work)")
 
 # %% [markdown]
-# The arithmetic falls about 150-fold, the time only about 7-fold (`make bench`): each of the 300
-# steps also pays a fixed cost (Python, launching small kernels, the cache's bookkeeping) that the
-# cache does not remove. At 300 tokens of a model this small that fixed cost dominates; the longer
-# the text and the larger the model, the closer the time saving comes to the saving in work.
+# The arithmetic falls about 270-fold, the time far less: `make bench` (D1, the same model, prompt
+# and length) measured 7.6x on the two CPU cores this series was built on; run it to see your
+# machine's ratio. Each of the 512 steps also pays a fixed cost (Python, launching small kernels, the
+# cache's bookkeeping) that the cache does not remove, and at this model size that fixed cost
+# dominates; the larger the model and the longer the text, the closer the time saving comes to the
+# saving in work.

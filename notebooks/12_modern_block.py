@@ -18,16 +18,27 @@
 # # 12 · From the 2017 block to the modern one
 #
 # Notebook 11's GPT is GPT-2's block: learned positions, LayerNorm, a GELU MLP, one key and value per
-# head. Llama, Mistral and most open models since 2023 changed four things inside the block and
-# nothing in the wiring: **rotary positions (RoPE)**, **RMSNorm**, **SwiGLU** and **grouped-query
-# attention**. We derive each, put them together, and check the result against Hugging Face's
-# `LlamaForCausalLM`, with the same KV cache and `generate` as notebook 11.
+# head. The open models since 2023 keep the wiring (pre-norm residual blocks, a causal mask) and swap
+# pieces inside the block, not all at once:
+# - **LLaMA** (Touvron et al., 2023) took **rotary positions (RoPE)**, **RMSNorm** and **SwiGLU**, and
+#   kept full multi-head attention at every size;
+# - **Llama 2** (Touvron et al., 2023b) added **grouped-query attention** (GQA), but only to its 34B
+#   and 70B models (7B and 13B stay multi-head); **Llama 3** (Grattafiori et al., 2024) uses it at
+#   every size;
+# - **Mistral 7B** (Jiang et al., 2023) uses grouped-query attention and adds **sliding-window
+#   attention**: each token attends only to the last 4,096 positions (notebook 13's local attention).
+#
+# Two more changes are easy to miss because they remove something: LLaMA gives its LM head its **own**
+# matrix instead of tying it to the token embedding (11 tied them), and it drops **every bias**, in
+# the projections, the MLP and the norms. We derive each swap, put them together, and check the result
+# against Hugging Face's `LlamaForCausalLM`, with the same KV cache and `generate` as notebook 11.
 #
 # ## Learning objectives
 # 1. Derive RoPE from notebook 02's fact that a position shift is a rotation, and check that q·k then depends only on m − n.
 # 2. Compare RMSNorm with LayerNorm and SwiGLU with the GELU MLP, parameter counts included.
 # 3. Explain grouped-query and multi-query attention and compute the KV-cache memory they save.
 # 4. Load a Llama's weights into a model built from these pieces and match its logits and its generated text.
+# 5. Say which model introduced which change, including the untied LM head and the missing biases.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -69,11 +80,13 @@ from anatomy.text_generation import generate
 # ## 1. RoPE: positions as rotations
 # Notebook 02 found that the sinusoidal code of position p + k is a fixed matrix times the code of
 # position p: for each pair of coordinates (2i, 2i+1), a **rotation** by the angle k·ωᵢ, with
-# ωᵢ = 10000^(−2i/D). The 2017 model *adds* that code to the token vector, and attention has to
+# ωᵢ = 10000^(−2i/D), i = 0 … D/2 − 1. The 2017 model *adds* that code to the token vector, and attention has to
 # untangle content from position. RoPE instead **rotates** the query and the key themselves: the
 # vector at position m turns, pair by pair, by m·ωᵢ. Since rotating q by mθ and k by nθ leaves
 # q·k changed only by the rotation (m − n)θ, the score depends on the **distance**, not on where the
-# two tokens sit. No position table, nothing to learn.
+# two tokens sit. No position table, nothing to learn. RoPE rotates each head's query and key
+# separately, so the width in the frequencies is the **head** width: ωᵢ = 10000^(−2i/Dh),
+# i = 0 … Dh/2 − 1 (the draft's `dim` is `x.size(-1)` = Dh).
 #
 # Draft it: rotate each pair (x₂ᵢ, x₂ᵢ₊₁) by the angle m·ωᵢ.
 
@@ -104,17 +117,43 @@ for distance in (0, 3, 10):
 # %%
 anatomy.show_source(apply_rotary)
 
+# %% [markdown]
+# The figure draws the score of the same q and k against the distance m − n, starting from three
+# positions n, and, in grey, the score of q = k = all ones.
+
 # %%
 distances = torch.arange(0, 200)
-scores = [rotated_score(int(d), 0) for d in distances]
 plt.figure(figsize=(7, 3))
-plt.plot(distances, scores)
+curves = {}
+for n, style in ((0, "-"), (100, "--"), (1000, ":")):
+    curves[n] = torch.tensor([rotated_score(n + int(d), n) for d in distances])
+    plt.plot(distances, curves[n], style, label=f"random q, k; n = {n}")
+for n in (100, 1000):
+    torch.testing.assert_close(curves[n], curves[0])  # the same curve from every starting position
+ones = torch.ones(1, 1, 1, 64, dtype=torch.float64)
+aligned = torch.tensor([(apply_rotary(ones, torch.tensor([int(d)])) * ones).sum().item() for d in distances])
+plt.plot(distances, aligned, color="gray", lw=1, label="q = k = all ones")
 plt.xlabel("distance m − n")
 plt.ylabel("rotated q·k")
 plt.title("With RoPE, the score is a function of the distance alone")
+plt.legend(fontsize=8)
 plt.show()
+print(f"random q, k: |score| at distance 0: {curves[0][0].abs():.1f}, mean |score| at distances 100-199: "
+      f"{curves[0][100:].abs().mean():.1f}")
+print(f"q = k = all ones: score at distance 0: {aligned[0]:.1f}, mean |score| at distances 100-199: "
+      f"{aligned[100:].abs().mean():.1f}")
 
 # %% [markdown]
+# The three coloured curves lie on top of each other (the cell asserts it): the score depends on the
+# distance only. It does not fade with distance, either: 8.7 in size at distance 0, 6.3 on average
+# at distances 100 to 199. For a fixed q and k the score is a sum of Dh/2 cosines,
+# Σᵢ rᵢ cos((m − n)ωᵢ + φᵢ), one per pair of coordinates, each with its own amplitude rᵢ and phase φᵢ:
+# it oscillates with no trend. The "long-term decay" of Su et al. (2021) is about an upper bound, and
+# it shows when q and k point the same way (all phases 0, the grey curve: the cosines agree at
+# distance 0, 64.0, and drift out of step as the distance grows, 24.8 on average at 100 to 199).
+# Whether a trained model's attention fades with distance depends on the q and k it learns; RoPE does
+# not force it.
+#
 # Hugging Face's Llama pairs coordinate i with i + Dh/2 instead of 2i with 2i + 1 (the same rotation,
 # another bookkeeping). Loading its weights therefore reorders the rows of `q_proj` and `k_proj`
 # (`anatomy.rotary.pairs_from_halves`): the same kind of lesson as GPT-2's transposed `Conv1D`.
@@ -141,7 +180,7 @@ print(f"GELU MLP (F = 4D) {count(mlp):,} vs SwiGLU (F = 8D/3) {count(swiglu):,} 
 # ## 3. Grouped-query attention and the KV cache
 # During generation the KV cache (notebook 11) stores every key and value head: layers × 2 × T × H × Dh
 # numbers per sequence. **Grouped-query attention (GQA)** keeps all H query heads but only Hkv key-value
-# heads, each shared by H / Hkv query heads; the cache shrinks by that factor. **Multi-query attention
+# heads, each shared by H / Hkv query heads; the cache shrinks to Hkv / H of its size. **Multi-query attention
 # (MQA)** is the limit Hkv = 1; Hkv = H is notebook 04's multi-head attention.
 
 # %%
@@ -158,8 +197,8 @@ anatomy.show_source(GroupedQueryAttention.forward)
 
 # %% [markdown]
 # ## 4. A Llama from these pieces, checked against Hugging Face
-# The block is notebook 11's pre-norm block with the four swaps: x = x + GQA(RMSNorm(x)) with RoPE on
-# q and k; x = x + SwiGLU(RMSNorm(x)). We build `LlamaForCausalLM` from a tiny `LlamaConfig`
+# The block is notebook 11's pre-norm block with LLaMA's three swaps and Llama 2's grouped-query
+# attention: x = x + GQA(RMSNorm(x)) with RoPE on q and k; x = x + SwiGLU(RMSNorm(x)). We build `LlamaForCausalLM` from a tiny `LlamaConfig`
 # (2 layers, 4 heads, **2 key-value heads**) with random weights, load them into ours, and compare
 # logits on a left-padded batch, then the text of cached greedy generation.
 
@@ -192,10 +231,31 @@ assert torch.equal(ours_text, theirs_text)
 anatomy.show_source(anatomy.llama.LlamaBlock)
 
 # %% [markdown]
+# What the swaps leave out: the LM head is its own matrix, and there is no bias anywhere. Our Llama
+# against notebook 11's GPT (GPT-2's layout), both at the tiny sizes above, and Hugging Face's Llama:
+
+# %%
+from anatomy.gpt import GPT, GPTConfig
+
+gpt = GPT(GPTConfig(vocab_size=60, hidden_size=32, num_attention_heads=4, num_hidden_layers=2, intermediate_size=64,
+                    max_position_embeddings=128))
+biases = lambda model: [name for name, _ in model.named_parameters() if name.endswith("bias")]  # noqa: E731
+for name, model in (("our Llama", ours), ("our GPT (GPT-2's layout)", gpt)):
+    print(f"{name:>24}: LM head is the token embedding: {model.lm_head.weight is model.token_embeddings.weight}; "
+          f"{len(biases(model))} bias tensors")
+print(f"{'HF LlamaForCausalLM':>24}: LM head is the token embedding: "
+      f"{hf_llama.lm_head.weight is hf_llama.model.embed_tokens.weight}; {len(biases(hf_llama))} bias tensors")
+assert ours.lm_head.weight is not ours.token_embeddings.weight and not biases(ours) and not biases(hf_llama)
+assert gpt.lm_head.weight is gpt.token_embeddings.weight and biases(gpt)
+print("GPT's biases, layer 0:", [name.removeprefix("layers.0.") for name in biases(gpt) if name.startswith("layers.0.")])
+
+# %% [markdown]
 # ## Takeaways
 # - RoPE rotates q and k by their positions, so attention scores depend only on distances: 02's rotation, used inside attention.
 # - RMSNorm is LayerNorm without centring and bias; SwiGLU is a gated MLP, sized 8D/3 to keep the parameter count.
-# - Grouped-query attention shares each key-value head among a group of query heads; the KV cache shrinks by H / Hkv.
+# - Grouped-query attention shares each key-value head among a group of query heads; the KV cache shrinks to Hkv / H.
+# - Who did what: LLaMA brought RoPE, RMSNorm and SwiGLU with full multi-head attention; Llama 2 used GQA at 34B/70B,
+#   Llama 3 at every size; Mistral added sliding-window attention. LLaMA also unties the LM head and drops every bias.
 # - A model built from these pieces matches HF's Llama within 1e-5 and writes the same text, through the same KV cache and `generate` as our GPT.
 #
 # ## Exercises
@@ -216,11 +276,14 @@ anatomy.show_source(anatomy.llama.LlamaBlock)
 # | multi-query attention (MQA) | 멀티 쿼리 어텐션 |
 # | key-value heads | 키-값 헤드 |
 # | KV cache | KV 캐시 |
+# | sliding-window (local) attention | 슬라이딩 윈도우 (지역) 어텐션 |
 #
 # ## 핵심 요약
 # - RoPE는 02의 회전 성질을 q와 k에 직접 적용해, 어텐션 점수가 두 위치의 거리(m − n)에만 의존하게 한다.
 # - RMSNorm은 평균 빼기와 편향이 없는 LayerNorm이고, SwiGLU는 게이트가 있는 MLP로 폭을 8D/3로 줄여 파라미터 수를 맞춘다.
-# - 그룹 쿼리 어텐션은 키-값 헤드를 여러 쿼리 헤드가 공유하게 하여 KV 캐시를 H / Hkv 배 줄인다.
+# - 그룹 쿼리 어텐션은 키-값 헤드를 여러 쿼리 헤드가 공유하게 하여 KV 캐시를 H/Hkv분의 1로 줄인다.
+# - LLaMA는 RoPE, RMSNorm, SwiGLU를 도입했지만 모든 크기에서 멀티 헤드 어텐션을 유지했다. Llama 계열에서 GQA는 Llama 2의 34B/70B 모델에 처음 쓰였고, Llama 3에서는 모든 크기에 쓰였다. Mistral은 여기에 슬라이딩 윈도우 어텐션을 더했다.
+# - LLaMA는 LM 헤드를 임베딩과 공유하지 않고, 모든 편향을 없앴다.
 # - 이 부품들로 만든 모델이 HF Llama와 로짓 1e-5 이내로 일치하고, 같은 KV 캐시로 같은 텍스트를 생성한다.
 #
 # ## References
@@ -229,7 +292,10 @@ anatomy.show_source(anatomy.llama.LlamaBlock)
 # - Shazeer, "GLU Variants Improve Transformer" (2020).
 # - Shazeer, "Fast Transformer Decoding: One Write-Head is All You Need" (2019): multi-query attention.
 # - Ainslie et al., "GQA: Training Generalized Multi-Query Transformer Models from Multi-Head Checkpoints" (EMNLP 2023).
-# - Touvron et al., "LLaMA: Open and Efficient Foundation Language Models" (2023).
+# - Touvron et al., "LLaMA: Open and Efficient Foundation Language Models" (2023): RoPE, RMSNorm, SwiGLU, multi-head attention; its released code (facebookresearch/llama, `model.py`) has no biases and an output layer of its own.
+# - Touvron et al., "Llama 2: Open Foundation and Fine-Tuned Chat Models" (2023b): grouped-query attention for 34B and 70B (Table 1).
+# - Grattafiori et al., "The Llama 3 Herd of Models" (2024): grouped-query attention at every size.
+# - Jiang et al., "Mistral 7B" (2023): grouped-query and sliding-window attention.
 # - Vaswani et al., "Attention Is All You Need" (NeurIPS 2017): the sinusoidal code of section 3.5.
 #
 # ## For the curious

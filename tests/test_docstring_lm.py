@@ -5,7 +5,7 @@ from collections import Counter
 import pytest
 import torch
 
-from anatomy.docstring_lm import CharCorpus, bigram_loss, windows
+from anatomy.docstring_lm import CharCorpus, bigram_log_probs, bigram_loss, windows
 
 
 def small_corpus():
@@ -21,6 +21,23 @@ def test_bigram_loss_is_the_add_one_counted_cross_entropy():
     held_out = corpus.decode(corpus.validation_ids)
     expected = -sum(math.log((pairs[a, b] + 1) / (firsts[a] + 4)) for a, b in zip(held_out, held_out[1:]))
     assert bigram_loss(corpus) == pytest.approx(expected / (len(held_out) - 1), rel=1e-6)
+
+
+def test_bigram_log_probs_are_the_counted_rows_that_notebook_11_samples_from():
+    corpus = small_corpus()
+    train = corpus.decode(corpus.train_ids)
+    pairs, firsts = Counter(zip(train, train[1:])), Counter(train[:-1])
+    log_probs = bigram_log_probs(corpus, smoothing=0.5)
+    expected = torch.tensor([[math.log((pairs[a, b] + 0.5) / (firsts[a] + 2.0)) for b in corpus.characters]
+                             for a in corpus.characters])
+    torch.testing.assert_close(log_probs, expected)
+    torch.testing.assert_close(log_probs.exp().sum(dim=1), torch.ones(4))
+
+
+@pytest.mark.parametrize("smoothing", [0, -1.0, float("nan")])
+def test_bigram_smoothing_must_be_positive(smoothing):
+    with pytest.raises(ValueError, match=r"smoothing must be a finite number > 0, got .*add-one"):
+        bigram_log_probs(small_corpus(), smoothing=smoothing)
 
 
 def test_windows_are_slices_of_the_text():
