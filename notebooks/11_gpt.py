@@ -521,6 +521,9 @@ print(f"T5: no position table; the distance bias {tuple(t5.encoder.block[0].laye
 # | length normalisation | 길이 정규화 |
 # | bigram baseline | 바이그램 기준선 |
 # | held-out data | 홀드아웃 데이터 |
+# | degeneration | 퇴화 (반복) |
+# | knowledge distillation | 지식 증류 |
+# | denoising autoencoder | 잡음 제거 오토인코더 |
 #
 # ## 핵심 요약
 # - 우리 GPT는 GPT-2처럼 Pre-LN 인코더 층 + 인과 마스크 + 임베딩과 공유된 LM 헤드의 조합이며, 새로운 부품은 없다(GPT-1은 아직 Post-LN이었다).
