@@ -330,7 +330,7 @@ plt.show()
 # | padding mask | 패딩 마스크 |
 # | scaling factor 1/√d | 스케일링 계수 1/√d |
 # | residual connection | 잔차 연결 |
-# | Pre-LN/Post-LN | Pre-LN/Post-LN |
+# | Pre-LN/Post-LN | Pre-LN / Post-LN |
 # | held-out data | 홀드아웃 데이터 |
 # | autograder | 자동 채점기 |
 # | hidden test | 숨겨진 테스트 |
