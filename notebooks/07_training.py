@@ -525,7 +525,7 @@ print("sinusoidal with a 128-row table: logits of shape", tuple(longer(too_long,
 # | cross-attention | 교차 어텐션 |
 # | training loop | 학습 루프 |
 # | learned position embedding | 학습된 위치 임베딩 |
-# | extrapolation | 외삽 |
+# | sinusoidal position encoding | 사인파 위치 인코딩 |
 #
 # ## 핵심 요약
 # - 번역 배치는 소스 ID와 패딩 마스크, 그리고 한 칸 어긋난 타깃 두 벌(읽을 것은 `<bos>`로 시작, 예측할 것은 `<eos>`로 끝남)로 이루어진다.
