@@ -16,7 +16,7 @@ export TOKENIZERS_PARALLELISM := false
 export PYTHONWARNINGS := ignore::DeprecationWarning
 
 .PHONY: install reviews lab notebook7 test test-portable test-latest notebooks retrain sync bench bench-images \
-	bench-homework homework grade lock clean
+	bench-homework homework grade lock repository clean
 
 install: $(STAMP) $(VENDOR)/.installed reviews
 
@@ -27,6 +27,12 @@ $(STAMP): requirements.lock pyproject.toml
 	$(PY) -m pip install -q --no-deps -r requirements.lock $(QUIET_PIP)
 	$(PY) -m pip install -q --no-deps -e . $(QUIET_PIP)
 	touch $(STAMP)
+
+# Where the series is published (pyproject.toml's Repository): `make repository URL=https://github.com/<owner>/<name>`
+# rewrites every Colab badge, setup-cell clone, the autograder's install line and the README from it.
+repository:
+	@test -n "$(URL)" || { echo 'usage: make repository URL=https://github.com/<owner>/<name>'; exit 2; }
+	python3 -m tools.repository "$(URL)"
 
 # Re-resolve requirements.txt (+ constraints.txt: torch) to the newest releases and write requirements.lock,
 # with pip-tools in a venv of its own (build/lock-venv); setuptools too (--allow-unsafe): the homework

@@ -30,7 +30,8 @@ def check_qkv(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor) -> No
         raise ValueError(f"query, key and value must agree in their leading (batch, head) dims, got shapes "
                          f"{tuple(query.shape)}, {tuple(key.shape)} and {tuple(value.shape)}") from None
     if query.size(-1) != key.size(-1):
-        raise ValueError(f"query width {query.size(-1)} must equal key width {key.size(-1)}")
+        raise ValueError(f"query width {query.size(-1)} must equal key width {key.size(-1)}: a score is the dot "
+                         f"product q·k; project both to one width (the values may have another)")
     if key.size(-2) != value.size(-2):
         raise ValueError(f"key and value must have the same length, got {key.size(-2)} and {value.size(-2)}")
 

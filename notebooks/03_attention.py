@@ -28,7 +28,8 @@
 # ## Learning objectives
 # 1. Explain why the scores are divided by √d, with an experiment.
 # 2. Relate soft attention to hard attention (argmax) and to a Python dictionary lookup.
-# 3. Compute attention step by step on "time flies like an arrow" and match PyTorch's kernel.
+# 3. Compute attention step by step on "time flies like an arrow" and match PyTorch's kernel; see why
+#    values may have their own width, and read the column notation of lecture notes in our row form.
 # 4. Build causal and padding masks, and see how a query attends in BertViz's neuron view.
 
 # %%
@@ -220,6 +221,47 @@ torch.testing.assert_close(ours, F.scaled_dot_product_attention(query, key, valu
 print("draft == anatomy.scaled_dot_product_attention == torch.nn.functional.scaled_dot_product_attention")
 
 # %% [markdown]
+# ### Queries and keys must share a width; values need not
+# The weights come from queries and keys alone: a score is the dot product q·k, which pairs entry i
+# of the query with entry i of the key, so both need the same width d_k. The values are only
+# averaged with those weights, so they may have any width d_v, and the output takes the values'
+# width. (Canziani's NYU lecture, week 12, writes d′ for the key width and d″ for the value width.)
+# Project the running example's 384-wide embeddings to queries and keys of width 64 and values of
+# width 16, with random matrices standing in for learned ones:
+
+# %%
+torch.manual_seed(0)
+to_query, to_key = torch.randn(2, 384, 64) / math.sqrt(384)  # (D, d_k) each
+to_value = torch.randn(384, 16) / math.sqrt(384)  # (D, d_v)
+q64, k64, v16 = embeddings @ to_query, embeddings @ to_key, embeddings @ to_value  # (B, T, 64), (B, T, 64), (B, T, 16)
+narrow, narrow_weights = anatomy.scaled_dot_product_attention(q64, k64, v16)
+torch.testing.assert_close(narrow, F.scaled_dot_product_attention(q64, k64, v16))
+print(f"queries {tuple(q64.shape)}, keys {tuple(k64.shape)}, values {tuple(v16.shape)} -> "
+      f"weights {tuple(narrow_weights.shape)}, output {tuple(narrow.shape)}; equal to PyTorch's")
+
+# %% [markdown]
+# Notebook 04's heads use d_k = d_v = D/H, as Vaswani et al. (2017) do: a choice, not a
+# requirement. A query of one width and keys of another have no dot product, and the function
+# says so instead of broadcasting (the appendix shows the error).
+#
+# ### The same computation in column notation
+# Lecture notes often write one **column** per token (Canziani, NYU DL 2020, week 12): the keys
+# form a matrix K of shape (d, t), the weights of query q are a = softmax(β Kᵀq) with β = 1/√d, and
+# for all queries at once H = V·A, where column j of A holds query j's weights and column j of H is
+# token j's output. We store one **row** per token, (B, T, D), the layout of PyTorch's `nn.Linear`
+# and of a tokenizer's batch. Each matrix of one notation is the transpose of the other's: their A is
+# our `weights` transposed (the softmax runs down each column instead of along each row), and
+# H = V·A is our `weights @ value` transposed, because (W V)ᵀ = Vᵀ Wᵀ.
+
+# %%
+Q_cols, K_cols, V_cols = query[0].T, key[0].T, value[0].T  # (D, T): one column per token
+A = torch.softmax(K_cols.T @ Q_cols / math.sqrt(dim_k), dim=0)  # (Tk, Tq): column j = query j's weights
+H_cols = V_cols @ A  # (D, Tq): column j = token j's output
+torch.testing.assert_close(A, weights[0].T)
+torch.testing.assert_close(H_cols, attn_outputs[0].T)
+print(f"A {tuple(A.shape)} == weights[0].T and H = V·A {tuple(H_cols.shape)} == attn_outputs[0].T")
+
+# %% [markdown]
 # ## 4. Masks
 # A mask says which keys each query may look at. We use booleans with **True = may attend**, the
 # same convention as `F.scaled_dot_product_attention`. Masked scores become −∞ before the softmax,
@@ -267,6 +309,8 @@ viz.neuron_view("the cat sat", "it slept", layer=0, head=0)
 # ## Takeaways
 # - Attention = softmax(Q Kᵀ / √d) V: compare, normalise, average.
 # - Without the √d, scores grow with the width and the softmax saturates.
+# - Queries and keys share a width d_k; the values may have any width d_v, and the output has it.
+#   Column notation (H = V·A) is our row-major form transposed.
 # - Softmax with a large β tends to argmax (hard attention), and a dict lookup is hard attention on
 #   exact matches.
 # - Masks are boolean, with True = may attend. A causal mask hides the future and a padding mask hides `[PAD]`.
@@ -296,12 +340,13 @@ viz.neuron_view("the cat sat", "it slept", layer=0, head=0)
 # | hard vs soft attention | 하드 어텐션 vs 소프트 어텐션 |
 # | causal mask | 인과 마스크 |
 # | padding mask | 패딩 마스크 |
-# | saturation (of the softmax) | (소프트맥스의) 포화 |
+# | saturation (of the softmax) | 포화 (소프트맥스의 포화) |
 # | cross-attention | 교차 어텐션 |
 #
 # ## 핵심 요약
 # - 어텐션은 softmax(QKᵀ/√d)V: 쿼리와 키를 비교하고, 정규화하고, 값을 가중 평균한다.
 # - √d로 나누지 않으면 내적의 분산이 d만큼 커져 소프트맥스가 포화되고, 기울기가 열 배 이상 작아진다.
+# - 쿼리와 키는 폭 d_k가 같아야 하지만 값의 폭 d_v는 달라도 되며, 출력은 값의 폭을 따른다. 열 표기(H = V·A)는 행 중심인 우리 표기의 전치다.
 # - 역온도 β가 크면 소프트맥스는 argmax(하드 어텐션)에 가까워지고, 파이썬 딕셔너리는 정확히 일치하는 키에 대한 하드 어텐션이다.
 # - 마스크는 불리언이며 True는 "어텐션 가능"을 뜻한다. 인과 마스크는 미래를, 패딩 마스크는 `[PAD]`를 가린다.
 # - `anatomy.scaled_dot_product_attention`은 PyTorch 커널과 같은 값을 내고 가중치도 돌려준다.
@@ -330,3 +375,13 @@ try:
 except ValueError as error:
     print("ValueError:", error)
 plt.close("all")
+
+# %% [markdown]
+# Queries and keys of different widths (section 3) have no dot product. The error says which
+# widths came and what to do:
+
+# %%
+try:
+    anatomy.scaled_dot_product_attention(q64, k64[..., :32], v16)
+except ValueError as error:
+    print("ValueError:", error)

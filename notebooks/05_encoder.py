@@ -31,6 +31,7 @@
 # 3. Assemble `TransformerEncoderLayer` in both layer-norm placements (post-LN and pre-LN).
 # 4. Prove that attention without positions is permutation-equivariant.
 # 5. Load pretrained weights into `TransformerEncoder` and reproduce Hugging Face's BERT to 1e-5.
+# 6. Count where a layer's parameters are: two thirds in the feed-forward network.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -262,10 +263,53 @@ assert ours_count == hf_count
 print(f"ours: {ours_count:,}   HF BertModel (no pooler): {hf_count:,}")
 
 # %% [markdown]
-# ## 9. A classification head
-# For a sentence-level task, BERT's recipe reads the `[CLS]` vector of the last layer, applies
-# dropout and a linear layer with one output per label. BERT was pre-trained to make `[CLS]` a
-# summary (its next-sentence objective reads it). Our default model was not: all-MiniLM-L6-v2 was
+# ## 9. Where the parameters are
+# Count the parameters of one encoder layer of our model, sublayer by sublayer, and check each
+# count against a formula written from the config alone: the attention has four D × D projections
+# with biases, the feed-forward a D × F and an F × D matrix with biases, and each LayerNorm a γ
+# and a β of width D.
+
+# %%
+def count(module):
+    return sum(p.numel() for p in module.parameters())
+
+
+first_layer = encoder.layers[0]
+d, d_ff = config.hidden_size, config.intermediate_size
+sublayers = {"attention (q, k, v, out)": (count(first_layer.self_attn), 4 * (d * d + d)),
+             "feed-forward": (count(first_layer.feed_forward), 2 * d * d_ff + d_ff + d),
+             "two LayerNorms": (count(first_layer.layer_norm_1) + count(first_layer.layer_norm_2), 2 * 2 * d)}
+for name, (counted, formula) in sublayers.items():
+    assert counted == formula, (name, counted, formula)
+    print(f"{name:<25} {counted:>10,}   {counted / count(first_layer):.1%} of the layer")
+assert sum(counted for counted, _ in sublayers.values()) == count(first_layer)
+
+# %% [markdown]
+# The feed-forward holds two thirds of every layer. With F = 4D, as here and in most models, its
+# two matrices have 8D² entries against the attention's 4D², so the share is 8/12 whatever the
+# width. The whole model, layers against embeddings, next to the rule of thumb below:
+
+# %%
+n_layer = config.num_hidden_layers
+in_layers = sum(count(layer) for layer in encoder.layers)
+print(f"{n_layer} layers: {in_layers:,} parameters; 12 · n_layer · d² = {12 * n_layer * d * d:,}")
+print(f"embeddings: {count(encoder.embeddings):,} ({count(encoder.embeddings) / count(encoder):.0%} of the encoder)")
+assert count(encoder) == in_layers + count(encoder.embeddings)
+assert abs(in_layers / (12 * n_layer * d * d) - 1) < 0.01  # biases and LayerNorms: under 1 %
+
+# %% [markdown]
+# Kaplan et al. (2020) found that a language model's loss follows its **non-embedding** parameter
+# count, N ≈ 12 · n_layer · d² (for F = 4d), so that is the count scaling grows when it widens and
+# deepens a model, and two thirds of it sits in the feed-forward networks. In our small model the
+# embedding table (30,522 word vectors) is still more than half of all parameters; in larger models
+# the layers dominate (exercise 3).
+
+# %% [markdown]
+# ## 10. A classification head
+# For a sentence-level task, BERT's recipe reads the `[CLS]` vector of the last layer, passes it
+# through the **pooler** (a dense layer and a tanh, trained with BERT's next-sentence objective),
+# applies dropout and a linear layer with one output per label: the code below does these steps in
+# this order. BERT was pre-trained to make `[CLS]` a summary (the next-sentence objective reads it). Our default model was not: all-MiniLM-L6-v2 was
 # trained as a sentence encoder whose summary is the **mean** of its token vectors (Reimers and
 # Gurevych, 2019). Fine-tuning trains the head and the encoder together, so `[CLS]` works either way,
 # but for this model's sentence embeddings, average the tokens (exercise 4).
@@ -279,7 +323,7 @@ classifier = anatomy.TransformerForSequenceClassification(config).eval()
 classifier.encoder.load_state_dict(encoder.state_dict())
 with torch.no_grad():
     logits = classifier(**batch)
-print("logits:", tuple(logits.shape), "(untrained head: fine-tuning would train it)")
+print("logits:", tuple(logits.shape), "(fresh pooler and head: fine-tuning would train them)")
 
 # %% [markdown]
 # ## Takeaways
@@ -287,6 +331,8 @@ print("logits:", tuple(logits.shape), "(untrained head: fine-tuning would train 
 #   connection and a LayerNorm, placed after (post-LN) or before (pre-LN) the sublayer.
 # - Without positions, attention is permutation-equivariant. Position embeddings are the only
 #   source of word order.
+# - The feed-forward holds two thirds of each layer's parameters (8D² of 12D² when F = 4D); the
+#   non-embedding count 12 · n_layer · d² is what scaling grows.
 # - With BERT's weights copied in, our ~100 lines reproduce Hugging Face's `BertModel` to 1e-5, hidden
 #   states and attention weights alike.
 #
@@ -300,10 +346,10 @@ print("logits:", tuple(logits.shape), "(untrained head: fine-tuning would train 
 #    encoder. How much does the output change?
 #    *Hint:* reuse `deep_stack` from section 3 on `encoder.layers`, with the residual kept everywhere
 #    except around one feed-forward; compare `last_hidden_state` by cosine similarity.
-# 3. Count the parameters in one encoder layer by hand (attention, feed-forward, two LayerNorms) and
-#    check your count with code.
-#    *Hint:* 4 projections of D × D + D, two feed-forward matrices D × F + F and F × D + D, and 2 × 2D
-#    for the LayerNorms; check with `sum(p.numel() for p in encoder.layers[0].parameters())`.
+# 3. Repeat the count of section 9 for `bert-base-uncased` (section 8's config): what share of its
+#    parameters are embeddings, and how close does 12 · n_layer · d² come to its layers' count?
+#    *Hint:* build `anatomy.TransformerEncoder(bert_base)` inside `with torch.device("meta"):` and
+#    use `count` on its `.embeddings` and on each of its `.layers`.
 # 4. Compute a sentence embedding the way all-MiniLM-L6-v2 was trained (mean of the real tokens'
 #    vectors) and with `[CLS]`. Which ranks "fruit flies like a banana" closer to "time flies like an
 #    arrow" than to an unrelated sentence of your choice?
@@ -312,23 +358,25 @@ print("logits:", tuple(logits.shape), "(untrained head: fine-tuning would train 
 # ## Glossary · 용어집
 # | English | 한국어 |
 # |---|---|
-# | feed-forward network (position-wise) | (위치별) 피드포워드 신경망 |
+# | feed-forward network (position-wise) | 위치별 피드포워드 신경망 |
 # | layer normalization | 층 정규화 |
 # | residual (skip) connection | 잔차 연결 (스킵 연결) |
 # | pre-LN / post-LN | Pre-LN / Post-LN |
-# | warm-up | 워밍업 (학습률 예열) |
+# | warm-up | 학습률 워밍업 (예열) |
 # | permutation equivariance | 순열 등변성 |
 # | pretrained weights | 사전 학습된 가중치 |
 # | classification head | 분류 헤드 |
 # | mean pooling | 평균 풀링 |
 # | rank collapse | 랭크 붕괴 |
+# | pooler | 풀러 |
 #
 # ## 핵심 요약
 # - 인코더 층은 셀프 어텐션과 위치별 피드포워드 신경망으로 이루어지며, 각각 잔차 연결과 층 정규화(Post-LN 또는 Pre-LN)를 갖는다.
 # - 잔차 연결이 없으면 24층을 지난 뒤 모든 토큰이 같은 벡터가 되고(코사인 1.000) 입력을 잊는다.
 # - 위치 정보가 없으면 어텐션은 순열 등변적이다. 위치 임베딩이 어순의 유일한 출처다.
+# - 피드포워드 신경망이 각 층 매개변수의 3분의 2를 차지한다(F = 4D이면 12D² 중 8D²). 스케일링이 키우는 것은 임베딩 외 매개변수 12 · n_layer · d²다.
 # - BERT의 가중치를 복사하면 직접 만든 인코더가 Hugging Face `BertModel`과 1e-5 이내로 같은 값을 낸다.
-# - BERT는 `[CLS]`를 요약으로 읽지만, 기본 모델 all-MiniLM-L6-v2는 평균 풀링으로 학습되었다.
+# - BERT는 `[CLS]`를 요약으로 읽어 풀러(밀집층과 tanh)에 통과시키지만, 기본 모델 all-MiniLM-L6-v2는 평균 풀링으로 학습되었다.
 #
 # ## References
 # - Vaswani, A. et al. (2017). Attention Is All You Need. *NeurIPS*, §3.1 and §3.3.
@@ -344,6 +392,8 @@ print("logits:", tuple(logits.shape), "(untrained head: fine-tuning would train 
 # - Dong, Y., Cordonnier, J.-B. and Loukas, A. (2021). Attention is Not All You Need: Pure Attention
 #   Loses Rank Doubly Exponentially with Depth. *ICML*.
 # - Reimers, N. and Gurevych, I. (2019). Sentence-BERT. *EMNLP* (mean pooling).
+# - Kaplan, J. et al. (2020). Scaling Laws for Neural Language Models. arXiv:2001.08361 (§2.1, the
+#   non-embedding count N ≈ 12 · n_layer · d_model²).
 #
 # ## For the curious
 # **The differences, layer by layer**, of section 7. They are float32 rounding noise, whose last

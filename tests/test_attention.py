@@ -50,11 +50,22 @@ def test_masked_keys_get_zero_weight():
     assert torch.equal(weights[..., 2], torch.zeros(2, 3))
 
 
+def test_values_may_be_wider_or_narrower_than_keys():
+    """Only queries and keys meet in a dot product; the output takes the values' width (torch agrees)."""
+    torch.manual_seed(0)
+    q, k = torch.randn(2, 3, 4, 8), torch.randn(2, 3, 6, 8)
+    for width in (3, 20):
+        v = torch.randn(2, 3, 6, width)
+        output, weights = scaled_dot_product_attention(q, k, v)
+        assert output.shape == (2, 3, 4, width) and weights.shape == (2, 3, 4, 6)
+        torch.testing.assert_close(output, F.scaled_dot_product_attention(q, k, v))
+
+
 def test_bad_inputs():
     q, k = torch.randn(1, 3, 4), torch.randn(1, 5, 4)
     with pytest.raises(ValueError, match="same length, got 5 and 4"):
         scaled_dot_product_attention(q, k, torch.randn(1, 4, 4))
-    with pytest.raises(ValueError, match="query width 4 must equal key width 3"):
+    with pytest.raises(ValueError, match="query width 4 must equal key width 3: .* project both to one width"):
         scaled_dot_product_attention(q, torch.randn(1, 5, 3), torch.randn(1, 5, 3))
     with pytest.raises(ValueError, match="must be boolean"):
         scaled_dot_product_attention(q, k, k, torch.ones(3, 5))

@@ -6,6 +6,8 @@ import jupytext
 import nbformat
 import pytest
 
+from tools import repository
+
 NOTEBOOKS = sorted(Path(__file__).parent.parent.joinpath("notebooks").glob("[0-9][0-9]_*.ipynb"))
 SETUP_MARKER = "device = anatomy.setup_notebook(seed=0)"
 
@@ -41,8 +43,8 @@ def test_every_notebook_has_the_identical_setup_cell():
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_badge_objectives_takeaways_glossary(path):
     markdown = "\n".join(c.source for c in cells(path) if c.cell_type == "markdown")
-    badge = f"colab.research.google.com/github/transformer-anatomy/transformer-anatomy/blob/main/notebooks/{path.name}"
-    assert badge in cells(path)[0].source, "the first cell must carry the Open in Colab badge"
+    badge = repository.colab_badge(repository.address(), path.name)
+    assert badge in cells(path)[0].source, "the first cell must carry the Open in Colab badge (tools/repository.py)"
     for heading in ["Learning objectives", "Takeaways", "Exercises", "Glossary"]:
         assert re.search(rf"^#+ .*{heading}", markdown, re.M), f"{path.name} lacks a '{heading}' section"
     assert re.search(r"[\uac00-\ud7a3]", markdown), "the glossary needs the Korean terms"
