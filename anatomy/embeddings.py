@@ -1,6 +1,6 @@
 """Token + position (+ token type) embeddings, and the paper's sinusoidal positions.
 
-Taught in: 02_embeddings (SinusoidalEmbeddings: 06_decoder).  Shapes: B batch, T tokens, D model width.
+Taught in: 02_embeddings (SinusoidalEmbeddings: 06_decoder; LearnedPositionEmbeddings: 07_training).  Shapes: B batch, T tokens, D model width.
 """
 from __future__ import annotations
 
@@ -110,6 +110,9 @@ class SinusoidalEmbeddings(nn.Module):
     """The paper's input layer (section 3.4): token embedding x sqrt(D) + fixed sinusoidal positions,
     then dropout. No learned positions, no token types, no LayerNorm."""
 
+    BEYOND = ("; sinusoids exist for every position: a config with a larger max_position_embeddings "
+              "loads the same weights (the table is not saved)")
+
     def __init__(self, config: Any) -> None:
         super().__init__()
         config = require(config, "vocab_size", "hidden_size", "max_position_embeddings")
@@ -124,6 +127,25 @@ class SinusoidalEmbeddings(nn.Module):
         check_token_ids(input_ids, self.vocab_size, name)
         if input_ids.size(1) > len(self.positions):
             raise ValueError(f"{name} has {input_ids.size(1)} tokens, more than max_position_embeddings "
-                             f"({len(self.positions)})")
+                             f"({len(self.positions)}){self.BEYOND}")
         x = self.token_embeddings(input_ids) * self.scale  # (B, T, D)
         return self.dropout(x + self.positions[: input_ids.size(1)])  # (B, T, D)
+
+
+class LearnedPositionEmbeddings(SinusoidalEmbeddings):
+    """The paper's Table 3, row E: the same input layer with a trained (max T, D) position table in place
+    of the sinusoids. A row that no training input reached keeps its initial random values, and there
+    is no row past max_position_embeddings."""
+
+    BEYOND = "; a learned position table has no row past its last one: shorten the input or train a longer table"
+
+    def __init__(self, config: Any) -> None:
+        super().__init__(config)
+        del self.positions  # the sinusoid buffer, replaced by a parameter of the same shape
+        self.positions = nn.Parameter(torch.empty(config.max_position_embeddings, config.hidden_size))
+        self.reset_parameters()
+
+    @torch.no_grad()
+    def reset_parameters(self) -> None:
+        """N(0, 1/2): entries as large on average as a sinusoid's (root mean square 1/sqrt(2))."""
+        nn.init.normal_(self.positions, std=0.5 ** 0.5)

@@ -19,7 +19,7 @@ from torch import nn
 
 from anatomy.checkpoint_files import load_weights_file, read_config
 from anatomy.decoder import TransformerDecoder
-from anatomy.embeddings import SinusoidalEmbeddings
+from anatomy.embeddings import LearnedPositionEmbeddings, SinusoidalEmbeddings
 from anatomy.encoder import TransformerEncoderLayer
 from anatomy.masks import causal_padding_mask, padding_mask
 from anatomy.transformer_config import TransformerConfig
@@ -50,8 +50,9 @@ class Transformer(nn.Module):
             raise TypeError(f"config must be an anatomy.TransformerConfig (or a dict of its fields), "
                             f"got {type(config).__name__}")
         self.config = config
-        self.src_embeddings = SinusoidalEmbeddings(config)
-        self.tgt_embeddings = self.src_embeddings if config.tie_embeddings else SinusoidalEmbeddings(config)
+        embeddings = LearnedPositionEmbeddings if config.position_embedding == "learned" else SinusoidalEmbeddings
+        self.src_embeddings = embeddings(config)
+        self.tgt_embeddings = self.src_embeddings if config.tie_embeddings else embeddings(config)
         self.encoder_layers = nn.ModuleList(TransformerEncoderLayer(config, config.norm_first)
                                             for _ in range(config.num_encoder_layers))
         self.encoder_norm = (nn.LayerNorm(config.hidden_size, eps=config.layer_norm_eps)
@@ -65,12 +66,15 @@ class Transformer(nn.Module):
     @torch.no_grad()
     def init_weights(self) -> None:
         """Xavier-uniform matrices (as torch.nn.Transformer does); embeddings N(0, 1/D), so that after
-        the x sqrt(D) scaling a token vector is about as large as its sinusoidal position vector."""
+        the x sqrt(D) scaling a token vector is about as large as its sinusoidal position vector
+        (a learned position table: see LearnedPositionEmbeddings.reset_parameters)."""
         for name, parameter in self.named_parameters():
-            if parameter.dim() > 1 and "token_embeddings" not in name:
+            if parameter.dim() > 1 and "_embeddings." not in name:
                 nn.init.xavier_uniform_(parameter)
-        for embeddings in {self.src_embeddings, self.tgt_embeddings}:
+        for embeddings in dict.fromkeys([self.src_embeddings, self.tgt_embeddings]):  # one when tied, in order
             nn.init.normal_(embeddings.token_embeddings.weight, std=self.config.hidden_size ** -0.5)
+            if isinstance(embeddings, LearnedPositionEmbeddings):
+                embeddings.reset_parameters()
 
     def encode(self, src_ids: torch.Tensor, src_mask: torch.Tensor | None = None,
                output_attentions: bool = False) -> tuple[torch.Tensor, tuple[torch.Tensor, ...] | None]:

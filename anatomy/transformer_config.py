@@ -12,6 +12,8 @@ from typing import Any
 from anatomy.config import check_divisible, from_fields, require
 from anatomy.feedforward import ACTIVATIONS
 
+POSITION_EMBEDDINGS = ("sinusoidal", "learned")  # the paper's fixed sinusoids; a trained table (Table 3, row E)
+
 
 @dataclass
 class TransformerConfig:
@@ -27,6 +29,7 @@ class TransformerConfig:
     attention_probs_dropout_prob: float = 0.0
     layer_norm_eps: float = 1e-5
     max_position_embeddings: int = 512
+    position_embedding: str = "sinusoidal"  # or "learned" (notebook 07 compares them)
     norm_first: bool = False
     final_norm: bool = False  # torch.nn.Transformer always ends both stacks with one; the paper does not
     tie_embeddings: bool = True  # source, target and output projection share one (V, D) matrix
@@ -40,6 +43,10 @@ class TransformerConfig:
         check_divisible(self.hidden_size, self.num_attention_heads)
         if self.hidden_act not in ACTIVATIONS:
             raise ValueError(f"hidden_act {self.hidden_act!r} is not one of {sorted(ACTIVATIONS)}")
+        if self.position_embedding not in POSITION_EMBEDDINGS:
+            raise ValueError(f"position_embedding must be one of {list(POSITION_EMBEDDINGS)}, got "
+                             f"{self.position_embedding!r}: 'sinusoidal' for the paper's fixed sinusoids, "
+                             "'learned' for a trained table")
         for name in ("hidden_dropout_prob", "attention_probs_dropout_prob"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} must be a probability in [0, 1], got {getattr(self, name)}")

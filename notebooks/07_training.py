@@ -26,10 +26,12 @@
 # ## Learning objectives
 # 1. Turn a translation task into batches: character vocabulary, padding masks, and the one-step
 #    shift of teacher forcing.
-# 2. Train with Adam, a learning-rate warm-up and label smoothing, and read the loss curve.
+# 2. Write the training loop out once (zero_grad, forward, loss, backward, step, schedule), then
+#    train with Adam, a learning-rate warm-up and label smoothing, and read the loss curve.
 # 3. Measure what matters: exact-match accuracy of greedy translations on dates never seen in training.
 # 4. Read cross-attention, encoder self-attention and decoder self-attention of a model that learned.
 # 5. Save the trained weights as safetensors, so that later notebooks load them instead of retraining.
+# 6. Compare sinusoidal and learned positions: as accurate, but not equally robust to a shift.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -52,6 +54,8 @@ import anatomy
 device = anatomy.setup_notebook(seed=0)
 
 # %%
+import copy
+import dataclasses
 import tempfile
 from datetime import date
 from pathlib import Path
@@ -61,7 +65,9 @@ import torch
 
 from anatomy import viz
 from anatomy.dates import FORMATS, CharVocabulary, date_pairs, make_batch, split_dates
-from anatomy.dates_translator import DATES_MODEL_DIR, dates_config, exact_match, train_dates, translate
+from anatomy.dates_translator import (DATES_MODEL_DIR, dates_config, exact_match, train_dates, training_batches,
+                                      translate)
+from anatomy.generation import greedy_decode
 from anatomy.training import token_cross_entropy, warmup_then_decay
 
 STEPS = 600  # about 25 s on two CPU cores; `make bench` measures it
@@ -159,10 +165,64 @@ for smoothing in (0.0, 0.1):
 
 # %% [markdown]
 # ## 6. Train
-# Each step draws 128 fresh pairs from the training days, runs the model with teacher forcing, and
-# takes one Adam step. The cell uses the GPU when there is one. The last digits of the loss can
-# differ between CPUs, so nbval does not compare this output (the accuracy assert below is the check;
-# the appendix prints how long training took).
+# **The loop, written out once.** Every notebook from here on trains with `anatomy.training.train`,
+# which hides the loop. Here it is in plain PyTorch, with this notebook's recipe. Each step draws 128
+# fresh pairs from the training days and does six things, always in this order:
+#
+# 1. **zero_grad**: clear the gradients of the last step (`backward` adds into `.grad`, it does not overwrite);
+# 2. **forward**: run the model with teacher forcing, giving logits (B, Tt, V);
+# 3. **loss**: label-smoothed cross-entropy over the real target characters (section 5);
+# 4. **backward**: autograd computes the gradient of the loss for every weight;
+# 5. **step**: Adam moves every weight, by at most about the learning rate;
+# 6. **schedule**: set the learning rate of the next step, warm-up then decay (section 4).
+
+# %%
+def train_by_hand(model, steps, peak_lr=5e-3, warmup_steps=100, label_smoothing=0.1):
+    """Notebook 07's recipe in plain PyTorch; returns the loss of every step."""
+    def learning_rate(step):
+        return peak_lr * warmup_then_decay(step, warmup_steps, steps)
+
+    optimizer = torch.optim.Adam(model.parameters(), lr=learning_rate(0), betas=(0.9, 0.98), eps=1e-9)
+    batches = training_batches(vocab, device=device)  # 128 fresh training pairs per step, forever
+    losses = []
+    model.train()
+    for step in range(steps):
+        batch = next(batches)
+        optimizer.zero_grad()  # 1
+        logits = model(batch.src_ids, batch.tgt_ids, batch.src_mask, batch.tgt_mask).logits  # 2: (B, Tt, V)
+        loss = token_cross_entropy(logits, batch.labels, vocab.pad_id, label_smoothing)  # 3
+        loss.backward()  # 4
+        optimizer.step()  # 5
+        for group in optimizer.param_groups:  # 6
+            group["lr"] = learning_rate(step + 1)
+        losses.append(loss.item())
+    model.eval()
+    return losses
+
+
+# %% [markdown]
+# The package's loop must do exactly the same. Both start from copies of the same freshly initialised
+# model and read the same batches; a 12-step run with a 4-step warm-up goes through both parts of the
+# schedule:
+
+# %%
+by_hand = train_by_hand(copy.deepcopy(model), steps=12, warmup_steps=4)
+package = train_dates(copy.deepcopy(model), vocab, steps=12, warmup_steps=4, progress=False)
+print("step   by hand   anatomy.training.train")
+for step, (ours, theirs) in enumerate(zip(by_hand, package.losses)):
+    print(f"{step:>4}   {ours:7.3f}   {theirs:7.3f}")
+torch.testing.assert_close(torch.tensor(by_hand), torch.tensor(package.losses))
+
+# %% [markdown]
+# `train` adds only what a shared loop needs: a clear error when the loss is not a scalar, when it
+# is NaN (training diverged) or when the batches run out; optional gradient clipping
+# (`max_grad_norm`, which `train_dates` leaves off); a progress bar; and it records the learning rate
+# of every step. Its schedule is `torch.optim.lr_scheduler.LambdaLR` with the same `warmup_then_decay`.
+#
+# **The real run.** 600 steps with `train_dates`, which calls `train`. The cell uses the GPU when there
+# is one. The last digits of the loss can differ between CPUs, so nbval does not compare this output
+# (the accuracy assert below is the check). How long it takes is measured by `make bench`
+# (`benchmarks/train_dates.py`, "T1 dates Transformer"), never printed here.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -303,7 +363,124 @@ viz.head_view(encoder_attention=[a[:1, :, :length, :length].cpu() for a in out.e
               encoder_tokens=characters(source), decoder_tokens=decoder_tokens)
 
 # %% [markdown]
+# ## 9. Sinusoidal or learned positions?
+# The paper also trained its base model with a learned position table in place of the sinusoids and
+# found "nearly identical results" (Vaswani et al. 2017, Table 3, row E: 25.7 against 25.8 BLEU). It
+# kept the sinusoids because they "may allow the model to extrapolate to sequence lengths longer than
+# the ones encountered during training" (section 3.5). We test both sentences on dates.
+#
+# `position_embedding="learned"` replaces the fixed sinusoids by a trained (64, D) table, one row per
+# position (as in Gehring et al. 2017), and changes nothing else. The learned arm trains with the same
+# seed, the same batches and the same 600 steps as section 6, so the model above is the sinusoidal arm
+# and only one more training runs.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+# not compared: accuracies of models trained on this CPU (the next cell asserts the lesson)
+anatomy.seed_everything(0)
+learned = anatomy.Transformer(dataclasses.replace(config, position_embedding="learned")).to(device)
+initial_table = learned.src_embeddings.positions.detach().clone()  # (64, D), before training
+train_dates(learned, vocab, steps=STEPS, peak_lr=peak_lr, warmup_steps=100, label_smoothing=0.1, progress=False)
+arms = {"sinusoidal": model, "learned": learned}
+accuracies = {name: exact_match(arm, held_out, vocab) for name, arm in arms.items()}
+for name, value in accuracies.items():
+    print(f"{name:<10} positions: exact match {value:.1%} on the 1,000 held-out dates")
+
+# %%
+assert min(accuracies.values()) >= 0.9 and abs(accuracies["sinusoidal"] - accuracies["learned"]) <= 0.05
+print("both above 90 %, within 5 points of each other")
+
+# %% [markdown]
+# On this task the paper's first sentence holds: the two arms end up about equally good.
+#
+# **Past the trained length.** No training input is longer than the number printed below, so no
+# later position ever reached the model. The learned rows there got no gradient, and Adam never moved
+# them: they are still the random numbers they started as. A sinusoid there is the same formula as
+# everywhere else.
+
+# %%
+longest = max(len(write(day)) for day in train_days for write in FORMATS.values())
+table = learned.src_embeddings.positions.detach()
+print(f"longest training input: {longest} characters, positions 0 to {longest - 1}")
+print(f"learned rows {longest} to {len(table) - 1} unchanged by training:",
+      torch.equal(table[longest:], initial_table[longest:]))
+print(f"learned rows 0 to {longest - 1} unchanged by training:", torch.equal(table[:longest], initial_table[:longest]))
+
+# %% [markdown]
+# To move the inputs into positions they never had, we push every source to the right by `shift`
+# padding tokens in front, masked out: the characters and the distances between them stay the same,
+# only their positions change. A shift of 1 already takes the longest inputs one position past the
+# trained length.
+
+# %%
+def shifted_exact_match(model, pairs, shift):
+    """Exact match with every source moved `shift` positions to the right (masked padding in front)."""
+    batch = make_batch(pairs, vocab, device)
+    pads = torch.full((len(pairs), shift), vocab.pad_id, device=device)  # (B, shift)
+    src_ids = torch.cat([pads, batch.src_ids], dim=1)  # (B, shift + Ts)
+    src_mask = torch.cat([pads != pads, batch.src_mask], dim=1)  # False: the padding is masked out
+    generated = greedy_decode(model, src_ids, src_mask, max_length=16)  # (B, <= 16)
+    return sum(vocab.decode(row) == target for row, (_, target) in zip(generated.cpu(), pairs)) / len(pairs)
+
+
+pairs = held_out[:500]
+assert shifted_exact_match(model, pairs, 0) == exact_match(model, pairs, vocab)  # shift 0: the plain test
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+# not compared: accuracies of models trained on this CPU (the next cell asserts the lesson)
+shifts = [0, 1, 2, 4, 8]
+shifted = {name: [shifted_exact_match(arm, pairs, shift) for shift in shifts] for name, arm in arms.items()}
+print("shift                " + "".join(f"{shift:>6}" for shift in shifts))
+for name, values in shifted.items():
+    print(f"{name + ' positions':<21}" + "".join(f"{value:>6.0%}" for value in values))
+neighbours = {name: torch.cosine_similarity(arm.src_embeddings.positions[: longest - 1],
+                                            arm.src_embeddings.positions[1:longest], dim=-1).mean().item()
+              for name, arm in arms.items()}  # position p against p + 1, over the trained positions
+print("cosine of neighbouring position vectors:", {name: round(value, 2) for name, value in neighbours.items()})
+
+# %%
+for name, values in shifted.items():
+    assert values[0] >= 0.9 and values[1] < 0.9, f"{name}: {values}"  # one position already costs points
+assert shifted["sinusoidal"][1] >= shifted["learned"][1] + 0.15, shifted  # sinusoids lose less at a small shift
+assert neighbours["sinusoidal"] > 0.9 and neighbours["learned"] < 0.5, neighbours
+print("shift 1: both below 90 %, sinusoids at least 15 points ahead")
+
+# %% [markdown]
+# The second sentence holds only in a weak sense. Both models learned *where* each part of a date
+# sits, in absolute positions: moving the same characters by a single position costs both of them
+# points, so neither "reads" a longer input the way it reads the trained ones. But they fail
+# differently. A sinusoid at position p + 1 is nearly the vector at p (cosine printed above), so a
+# small shift is a small change and the sinusoidal model degrades gradually; learned neighbours are
+# unrelated vectors, and the learned model falls much further at once. (One training per arm; a second
+# seed, tried while writing this, gave the same picture.)
+#
+# **Past the end of the table.** The learned table has 64 rows and nothing after them: a longer input
+# is refused. The sinusoids are a formula, not saved weights, so the same trained weights load into a
+# model with a longer table and run there:
+
+# %%
+batch = make_batch([("Wednesday, March 3, 2021", "2021-03-03")], vocab, device)
+too_long = torch.cat([torch.full((1, 48), vocab.pad_id, device=device), batch.src_ids], dim=1)  # (1, 72)
+try:
+    learned(too_long, batch.tgt_ids)
+except ValueError as error:
+    print("learned:   ValueError:", error)
+longer = anatomy.Transformer(dataclasses.replace(config, max_position_embeddings=128)).to(device)
+longer.load_state_dict(model.state_dict())  # the same weights: the sinusoid table is not among them
+print("sinusoidal with a 128-row table: logits of shape", tuple(longer(too_long, batch.tgt_ids).logits.shape))
+
+# %% [markdown]
+# So sinusoids give every position a vector that fits with its neighbours, and learned positions give
+# nothing beyond what training reached; neither makes a model right on inputs longer than its
+# training data. Models that must do that build the *distance* between tokens into attention instead
+# of absolute positions: RoPE (notebook 12) or ALiBi (Press et al. 2022), whose paper shows sinusoids
+# failing to extrapolate on language modelling too.
+
+# %% [markdown]
 # ## Takeaways
+# - A training step is zero_grad → forward → loss → backward → step → schedule; `anatomy.training.train`
+#   is that loop plus error checks, and gives the same losses as the loop written out by hand.
 # - A translation batch is source ids + padding mask, and the target twice: read with `<bos>` in
 #   front, predicted with `<eos>` at the end.
 # - Warm-up, label smoothing and Adam with β₂ = 0.98 are the paper's recipe; on this task they take
@@ -311,6 +488,9 @@ viz.head_view(encoder_attention=[a[:1, :, :length, :length].cpu() for a in out.e
 # - Cross-attention learns an alignment between output and input characters, which we can read
 #   directly off the weights.
 # - The trained weights are saved as safetensors, so nothing downstream has to train again.
+# - Learned positions train as well as sinusoids (the paper's Table 3, row E), but neither extrapolates:
+#   a one-position shift costs both models points, the learned one more; a learned table has no row
+#   past its end.
 #
 # ## Exercises
 # 1. Train without warm-up (`warmup_steps=1`) and with `peak_lr=1e-2`. What happens to the loss curve?
@@ -327,6 +507,10 @@ viz.head_view(encoder_attention=[a[:1, :, :length, :length].cpu() for a in out.e
 #    (the generator always writes US dates as 07/04/76). What does the cross-attention look like there?
 #    *Hint:* run the input through `make_batch([(text, translation)], vocab)` with the model's own
 #    translation as target, then plot `out.cross_attentions[-1]` with `anatomy.attention_heatmap`.
+# 5. Section 9 drew its picture from one training per arm. Train both arms again with another seed
+#    and rerun the shift table. Do the accuracies, and the gap at shift 1, hold?
+#    *Hint:* call `anatomy.seed_everything(1)` before building each model and pass `seed=1` to
+#    `train_dates` (other batches too); then rerun `shifted_exact_match` on the same `pairs`.
 #
 # ## Glossary · 용어집
 # | English | 한국어 |
@@ -335,21 +519,29 @@ viz.head_view(encoder_attention=[a[:1, :, :length, :length].cpu() for a in out.e
 # | learning-rate warm-up | 학습률 워밍업 |
 # | label smoothing | 레이블 스무딩 |
 # | exact match | 완전 일치 (정확 일치) |
-# | held-out set | 홀드아웃(평가용) 데이터 |
+# | held-out set | 홀드아웃 데이터 |
 # | alignment | 정렬 |
 # | greedy decoding | 탐욕적 디코딩 |
 # | cross-attention | 교차 어텐션 |
+# | training loop | 학습 루프 |
+# | learned position embedding | 학습된 위치 임베딩 |
+# | sinusoidal position encoding | 사인파 위치 인코딩 |
 #
 # ## 핵심 요약
 # - 번역 배치는 소스 ID와 패딩 마스크, 그리고 한 칸 어긋난 타깃 두 벌(읽을 것은 `<bos>`로 시작, 예측할 것은 `<eos>`로 끝남)로 이루어진다.
 # - 워밍업, 레이블 스무딩, β₂ = 0.98인 Adam이라는 논문의 방법으로 0.17M 매개변수 모델이 600스텝 만에 처음 보는 날짜에서 98% 이상 완전 일치에 이른다.
-# - 평가는 학습에 한 번도 나오지 않은 홀드아웃(평가용) 데이터의 날짜로만 한다.
+# - 평가는 학습에 한 번도 나오지 않은 홀드아웃 데이터의 날짜로만 한다.
+# - 학습 루프는 zero_grad → 순전파 → 손실 → 역전파 → 옵티마이저 스텝 → 학습률 스케줄 순서이며, 손으로 쓴 루프와 `train`은 같은 손실을 낸다.
 # - 교차 어텐션은 출력 문자와 입력 문자 사이의 정렬을 배우며, 가중치에서 그것을 바로 읽을 수 있다.
-# - 학습된 가중치는 safetensors로 저장되어 이후 숙제(노트북 08)에서 다시 학습하지 않고 불러온다.
+# - 학습된 위치 임베딩도 사인파만큼 정확하지만 어느 쪽도 학습 길이 너머로 외삽하지 못한다. 학습된 표에는 마지막 행 너머가 없다.
 #
 # ## References
 # - Vaswani, A. et al. (2017). Attention Is All You Need. *NeurIPS*, §5 (training: Adam, warm-up,
-#   label smoothing).
+#   label smoothing); §3.5 and Table 3, row E (sinusoidal against learned positions).
+# - Gehring, J. et al. (2017). Convolutional Sequence to Sequence Learning. *ICML* (learned position
+#   embeddings).
+# - Press, O., Smith, N. A. and Lewis, M. (2022). Train Short, Test Long: Attention with Linear Biases
+#   Enables Input Length Extrapolation. *ICLR* (ALiBi; sinusoids do not extrapolate).
 # - Bahdanau, D., Cho, K. and Bengio, Y. (2015). Neural Machine Translation by Jointly Learning to
 #   Align and Translate. *ICLR* (attention as a learned alignment).
 # - Sutskever, I., Vinyals, O. and Le, Q. V. (2014). Sequence to Sequence Learning with Neural Networks. *NeurIPS*.
@@ -363,8 +555,8 @@ viz.head_view(encoder_attention=[a[:1, :, :length, :length].cpu() for a in out.e
 #
 # ## For the curious
 # **How long does training take?** `make bench` measures this run (`benchmarks/train_dates.py`, T1):
-# about 25–45 s on two CPU cores. The notebook does not print timings, so re-running it leaves the
-# file unchanged.
+# about 25–45 s on two CPU cores; section 9 trains a second model of the same size with the same
+# recipe. The notebook does not print timings, so re-running it leaves the file unchanged.
 #
 # **Bad input.** The dates module knows only its two splits:
 

@@ -330,16 +330,16 @@ plt.show()
 # | padding mask | 패딩 마스크 |
 # | scaling factor 1/√d | 스케일링 계수 1/√d |
 # | residual connection | 잔차 연결 |
-# | Pre-LN/Post-LN | Pre-LN/Post-LN |
-# | held-out data | 홀드아웃(평가용) 데이터 |
+# | Pre-LN/Post-LN | Pre-LN / Post-LN |
+# | held-out data | 홀드아웃 데이터 |
 # | autograder | 자동 채점기 |
 # | hidden test | 숨겨진 테스트 |
 #
 # ## 핵심 요약
-# - 교차 어텐션은 디코더에서 쿼리를, 인코더 출력(메모리)에서 키와 값을 가져옵니다. 가중치 행렬은 Tq × Ts입니다.
-# - 교차 어텐션에는 소스 패딩 마스크만 씁니다. 소스 전체를 미리 알기 때문에 인과 마스크는 필요 없습니다.
-# - 1/√d 스케일링, softmax 차원, 헤드 분할과 병합 순서, 출력 투영, 잔차 연결은 틀려도 모양이 맞는 텐서가 나오므로 참조 구현과 비교해야 잡힙니다.
-# - 무작위 입력에서 참조와 같은 층은 학습된 번역기 안에서도 그대로 동작합니다.
+# - 교차 어텐션은 디코더에서 쿼리를, 인코더 출력(메모리)에서 키와 값을 가져온다. 가중치 행렬은 Tq × Ts이다.
+# - 교차 어텐션에는 소스 패딩 마스크만 쓴다. 소스 전체를 미리 알기 때문에 인과 마스크는 필요 없다.
+# - 1/√d 스케일링, softmax 차원, 헤드 분할과 병합 순서, 출력 투영, 잔차 연결은 틀려도 모양이 맞는 텐서가 나오므로 참조 구현과 비교해야 잡힌다.
+# - 무작위 입력에서 참조와 같은 층은 학습된 번역기 안에서도 그대로 동작한다.
 #
 # ## References
 # - Vaswani et al., "Attention Is All You Need", NeurIPS 2017: encoder-decoder attention, post-LN layers.

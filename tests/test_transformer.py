@@ -3,6 +3,7 @@ import pytest
 import torch
 from torch import nn
 
+from anatomy.embeddings import sinusoidal_positions
 from anatomy.generation import greedy_decode
 from anatomy.masks import causal_mask
 from anatomy.torch_reference import to_torch_transformer
@@ -219,6 +220,8 @@ def test_special_token_ids_must_be_in_the_vocabulary(field, value):
     (dict(max_position_embeddings=0), "config field max_position_embeddings must be an integer >= 1, got 0"),
     (dict(hidden_act="tanh"), r"hidden_act 'tanh' is not one of \['gelu', 'gelu_new', 'relu'\]"),
     (dict(hidden_dropout_prob=2.0), r"hidden_dropout_prob must be a probability in \[0, 1\], got 2.0"),
+    (dict(position_embedding="rotary"), r"position_embedding must be one of \['sinusoidal', 'learned'\], "
+                                        r"got 'rotary': 'sinusoidal' for the paper's fixed sinusoids, 'learned'"),
 ])
 def test_config_refuses_impossible_settings(settings, message):
     with pytest.raises(ValueError, match=message):
@@ -256,3 +259,55 @@ def test_greedy_decode_refuses_nan_logits_and_an_all_padding_source(batch):
         model.lm_head.weight[4] = float("nan")
     with pytest.raises(ValueError, match=r"logits hold NaN, \+inf, or only -inf in row\(s\) \[0, 1, 2\]"):
         greedy_decode(model, batch[0], batch[2], max_length=5)
+
+
+def test_learned_positions_are_a_trained_table_added_to_the_scaled_tokens(batch):
+    model = tiny_model(position_embedding="learned")
+    table = model.src_embeddings.positions
+    assert isinstance(table, nn.Parameter) and table.shape == (64, 32)
+    assert model.tgt_embeddings is model.src_embeddings and "src_embeddings.positions" in model.state_dict()
+    assert 0.6 < table.std().item() < 0.8  # about as large as a sinusoid's entries (RMS 1/sqrt(2))
+    src = batch[0]
+    expected = model.src_embeddings.token_embeddings(src) * 32 ** 0.5 + table[: src.size(1)]  # by hand
+    torch.testing.assert_close(model.src_embeddings(src), expected)
+    before = model(*batch).logits
+    with torch.no_grad():
+        table[2] += 1.0  # a position row the batch uses changes the logits
+    assert not torch.allclose(model(*batch).logits, before)
+    sinusoidal = tiny_model()
+    assert "src_embeddings.positions" not in sinusoidal.state_dict()  # a fixed buffer, never saved
+    torch.testing.assert_close(sinusoidal.src_embeddings.positions, sinusoidal_positions(64, 32).double())
+
+
+def test_learned_positions_past_the_inputs_stay_as_initialised(batch):
+    model = tiny_model(position_embedding="learned").train()
+    table, start = model.src_embeddings.positions, model.src_embeddings.positions.detach().clone()
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+    model(*batch).logits.logsumexp(-1).mean().backward()
+    optimizer.step()
+    longest = max(batch[0].size(1), batch[1].size(1))  # 9 source positions
+    assert not torch.equal(table[:longest], start[:longest])
+    torch.testing.assert_close(table[longest:], start[longest:], rtol=0, atol=0)
+
+
+def test_learned_positions_save_and_load(tmp_path, batch):
+    model = tiny_model(position_embedding="learned")
+    model.save_pretrained(tmp_path)
+    reloaded = Transformer.from_pretrained(tmp_path).double()
+    assert reloaded.config.position_embedding == "learned"
+    torch.testing.assert_close(reloaded(*batch).logits, model(*batch).logits)
+
+
+def test_past_the_table_sinusoids_go_on_and_learned_positions_end(batch):
+    src, tgt = torch.randint(3, 40, (1, 70)), batch[1][:1]
+    with pytest.raises(ValueError, match=r"src_ids has 70 tokens, more than max_position_embeddings \(64\); a learned "
+                                         r"position table has no row past its last one"):
+        tiny_model(position_embedding="learned")(src, tgt)
+    sinusoidal = tiny_model()
+    with pytest.raises(ValueError, match=r"src_ids has 70 tokens, more than max_position_embeddings \(64\); sinusoids "
+                                         r"exist for every position: a config with a larger max_position_embeddings"):
+        sinusoidal(src, tgt)
+    longer = Transformer(TransformerConfig(**{**TINY, "max_position_embeddings": 128})).double().eval()
+    longer.load_state_dict(sinusoidal.state_dict())  # the same weights: the sinusoids are not saved
+    torch.testing.assert_close(longer(*batch).logits, sinusoidal(*batch).logits)
+    assert longer(src, tgt).logits.shape == (1, tgt.size(1), 40)
