@@ -12,6 +12,7 @@ import random
 import string
 from collections.abc import Iterator
 from itertools import count
+from typing import Any
 
 import torch
 from torch import nn
@@ -71,10 +72,15 @@ def build_model(name: str, vocab: CharVocabulary) -> nn.Module:
                                              hidden_dropout_prob=0.0, max_position_embeddings=MAX_LENGTH + 1,
                                              **specials))
     if name in MODEL_NAMES:
-        return GRUSeq2Seq(RNNConfig(vocab_size=len(vocab), max_length=MAX_LENGTH,
-                                    attention=name == "GRU + attention", bidirectional=name == "GRU + attention",
-                                    **specials))
+        return build_rnn(vocab, attention=name == "GRU + attention", bidirectional=name == "GRU + attention")
     raise ValueError(f"model name must be one of {MODEL_NAMES}, got {name!r}")
+
+
+def build_rnn(vocab: CharVocabulary, **settings: Any) -> GRUSeq2Seq:
+    """A GRU encoder-decoder for the copy task, reading up to MAX_LENGTH letters; `settings` are other
+    RNNConfig fields (attention, bidirectional, hidden_size, ...), e.g. for exercise 1 or `make bench` C1/C3."""
+    return GRUSeq2Seq(RNNConfig(vocab_size=len(vocab), max_length=MAX_LENGTH, pad_token_id=vocab.pad_id,
+                                bos_token_id=vocab.bos_id, eos_token_id=vocab.eos_id, **settings))
 
 
 def train_copy(model: nn.Module, vocab: CharVocabulary, steps: int = TRAINING_STEPS, batch_size: int = 32,

@@ -20,9 +20,8 @@ import torch
 from torch import nn
 
 import anatomy
-from anatomy.copy_task import (MAX_LENGTH, MODEL_NAMES, TRAINING_STEPS, accuracy_by_length, build_model,
+from anatomy.copy_task import (MODEL_NAMES, TRAINING_STEPS, accuracy_by_length, build_model, build_rnn,
                                copy_vocabulary, train_copy)
-from anatomy.rnn_seq2seq import GRUSeq2Seq, RNNConfig
 from bench import paired_ratio
 
 LENGTHS = [5, 10, 15, 20, 30, 40, 50, 60]
@@ -36,11 +35,6 @@ def trained_row(model: nn.Module, vocab) -> tuple[float, str]:
     return run.seconds, "".join(f"{letters:>5.0%} ({exact:>4.0%})" for letters, exact in results.values())
 
 
-def rnn(vocab, **settings) -> GRUSeq2Seq:
-    specials = dict(pad_token_id=vocab.pad_id, bos_token_id=vocab.bos_id, eos_token_id=vocab.eos_id)
-    return GRUSeq2Seq(RNNConfig(vocab_size=len(vocab), max_length=MAX_LENGTH, **settings, **specials))
-
-
 def c1() -> None:
     """The notebook's three models, and the attention GRU with a one-way encoder (what bidirectionality adds)."""
     device = anatomy.pick_device()
@@ -50,7 +44,7 @@ def c1() -> None:
     print(f"   {'model':<25}{'time':>8}" + "".join(f"{length:>12}" for length in LENGTHS))
     for name in (*MODEL_NAMES, "GRU + attention, one-way"):
         anatomy.seed_everything(0)
-        model = build_model(name, vocab) if name in MODEL_NAMES else rnn(vocab, attention=True, bidirectional=False)
+        model = build_model(name, vocab) if name in MODEL_NAMES else build_rnn(vocab, attention=True, bidirectional=False)
         seconds, columns = trained_row(model.to(device), vocab)
         print(f"   {name:<25}{seconds:>6.1f} s{columns}" + ("" if seconds <= 60 else "   time goal <= 60 s MISSED"))
 
@@ -78,7 +72,7 @@ def c3() -> None:
     per_step = {}
     for width in (64, 128):
         anatomy.seed_everything(0)
-        model = rnn(vocab, hidden_size=width, attention=False).to(device)
+        model = build_rnn(vocab, hidden_size=width, attention=False).to(device)
         seconds, columns = trained_row(model, vocab)
         per_step[width] = seconds / TRAINING_STEPS
         print(f"   {width:<12}{sum(p.numel() for p in model.parameters()):>11,}{per_step[width] * 1e3:>9.1f}{columns}")
