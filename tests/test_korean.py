@@ -4,8 +4,9 @@ import re
 import tomllib
 from pathlib import Path
 
-import nbformat
 import pytest
+from test_notebooks import markdown_of as markdown
+from test_notebooks import section as notebook_section
 
 ROOT = Path(__file__).parent.parent
 NOTEBOOKS = sorted(ROOT.joinpath("notebooks").glob("[0-9][0-9]_*.ipynb"))
@@ -16,15 +17,10 @@ HANGUL = re.compile(r"[\uac00-\ud7a3]")
 TRAILER = re.compile(r"(\s*\([^()]*\)|[\s.!?\"'`*)\]:;,])+$")
 
 
-def markdown(path: Path) -> str:
-    cells = nbformat.read(path, as_version=4).cells
-    return "\n".join(cell.source for cell in cells if cell.cell_type == "markdown")
-
-
 def section(text: str, heading: str) -> str:
-    found = re.search(rf"^#+ [^\n]*{heading}[^\n]*\n(.*?)(?=^#+ |\Z)", text, re.M | re.S)
-    assert found, f"no '{heading}' section"
-    return found.group(1)
+    found = notebook_section(text, heading)
+    assert found is not None, f"no '{heading}' section"
+    return found
 
 
 def glossary_rows(text: str) -> list[tuple[str, str]]:
