@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 import pytest
+from test_notebooks import cells
 
 from tools import repository
 
@@ -17,9 +18,7 @@ SELF_REFERENCE = re.compile(r'(?:colab\.research\.google\.com/github/|"clone", "
 
 
 def first_cell(path):
-    import nbformat
-
-    return nbformat.read(path, as_version=4).cells[0].source
+    return cells(path)[0].source
 
 
 @pytest.mark.parametrize("folder", ["notebooks", "instructor"])
