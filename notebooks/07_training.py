@@ -14,7 +14,7 @@
 # ---
 
 # %% [markdown]
-# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/transformer-anatomy/transformer-anatomy/blob/main/notebooks/07_training.ipynb)
+# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/transformer-anatomy/transformer-anatomy/blob/main/notebooks/07_training.ipynb) · [한국어판](ko/07_training.ipynb)
 # # 07 · Training a Transformer to read dates
 #
 # Notebook 06 built the whole Transformer, but untrained it writes nonsense. Here we train it, on a

@@ -14,7 +14,7 @@
 # ---
 
 # %% [markdown]
-# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/transformer-anatomy/transformer-anatomy/blob/main/notebooks/09_fine_tuning.ipynb)
+# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/transformer-anatomy/transformer-anatomy/blob/main/notebooks/09_fine_tuning.ipynb) · [한국어판](ko/09_fine_tuning.ipynb)
 # # 09 · Fine-tuning our BERT for sentiment
 #
 # Notebook 05 rebuilt BERT's encoder and put a classification head on it, but nothing was trained.

@@ -14,7 +14,7 @@
 # ---
 
 # %% [markdown]
-# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/transformer-anatomy/transformer-anatomy/blob/main/notebooks/11_gpt.ipynb)
+# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/transformer-anatomy/transformer-anatomy/blob/main/notebooks/11_gpt.ipynb) · [한국어판](ko/11_gpt.ipynb)
 # # 11 · A GPT from the pieces we already have
 #
 # The Transformer family has three branches: encoder-only (BERT, notebooks 05 and 09–10),

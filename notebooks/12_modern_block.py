@@ -14,7 +14,7 @@
 # ---
 
 # %% [markdown]
-# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/transformer-anatomy/transformer-anatomy/blob/main/notebooks/12_modern_block.ipynb)
+# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/transformer-anatomy/transformer-anatomy/blob/main/notebooks/12_modern_block.ipynb) · [한국어판](ko/12_modern_block.ipynb)
 # # 12 · From the 2017 block to the modern one
 #
 # Notebook 11's GPT is GPT-2's block: learned positions, LayerNorm, a GELU MLP, one key and value per

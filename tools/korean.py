@@ -1,0 +1,78 @@
+"""The Korean edition's text: one plain-text file per notebook, beside its English pair.
+
+notebooks/NN_topic.ko.md holds one entry per markdown cell of notebooks/NN_topic.ipynb, in the same order:
+
+    <!-- en 1a2b3c4d5e6f -->
+    (the cell in Korean markdown)
+
+The hex after `en` is the start of the SHA-256 of the English cell's source: the text this entry translates.
+When the English cell changes, its hash no longer matches and the entry is stale.
+
+    python -m tools.korean skeleton notebooks/03_attention.ipynb
+writes (or completes) the file: entries whose English cell is unchanged are kept; every other cell gets its
+English text as a placeholder to translate.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+MARKER = re.compile(r"^<!-- en ([0-9a-f]{12}) -->$", re.MULTILINE)
+
+
+@dataclass
+class Entry:
+    english_hash: str
+    text: str
+
+
+def english_hash(source: str) -> str:
+    return hashlib.sha256(source.encode("utf-8")).hexdigest()[:12]
+
+
+def cell_source(cell: dict) -> str:
+    source = cell["source"]
+    return source if isinstance(source, str) else "".join(source)
+
+
+def markdown_sources(notebook: Path) -> list[str]:
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    return [cell_source(cell) for cell in cells if cell["cell_type"] == "markdown"]
+
+
+def translation_path(notebook: Path) -> Path:
+    return notebook.with_suffix(".ko.md")
+
+
+def parse(text: str) -> list[Entry]:
+    """The entries of a .ko.md file, in order."""
+    markers = list(MARKER.finditer(text))
+    if text[: markers[0].start() if markers else len(text)].strip():
+        raise ValueError("expected the file to start with a `<!-- en <12 hex> -->` line; got text before it")
+    ends = [marker.start() for marker in markers[1:]] + [len(text)]
+    return [Entry(marker.group(1), text[marker.end():end].strip("\n")) for marker, end in zip(markers, ends)]
+
+
+def render(entries: list[Entry]) -> str:
+    return "\n\n".join(f"<!-- en {entry.english_hash} -->\n{entry.text}" for entry in entries) + "\n"
+
+
+def skeleton(notebook: Path) -> Path:
+    path = translation_path(notebook)
+    done = {entry.english_hash: entry.text for entry in parse(path.read_text(encoding="utf-8"))} if path.exists() else {}
+    entries = [Entry(english_hash(source), done.get(english_hash(source), source)) for source in markdown_sources(notebook)]
+    path.write_text(render(entries), encoding="utf-8")
+    return path
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("command", choices=["skeleton"])
+    parser.add_argument("notebooks", nargs="+", type=Path)
+    arguments = parser.parse_args()
+    for notebook in arguments.notebooks:
+        print(skeleton(notebook))
