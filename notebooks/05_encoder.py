@@ -67,7 +67,8 @@ print(f"{config.num_hidden_layers} layers, {config.num_attention_heads} heads, "
 # %% [markdown]
 # ## 1. The feed-forward network
 # After attention has mixed information *between* tokens, each token is processed *on its own* by
-# the same two-layer MLP. It widens the vector (here 384 → 1536), applies GELU and narrows it back.
+# the same two-layer MLP. It widens the vector from the model width D to the feed-forward width F
+# (here 384 → 1536: `hidden_size` → `intermediate_size`), applies GELU and narrows it back to D.
 
 # %%
 anatomy.show_source(anatomy.FeedForward)

@@ -274,7 +274,7 @@ for text, translation, day in zip(mine, translate(model, mine, vocab), unseen):
 # **Saved for later.** `save_pretrained` writes the weights as safetensors (with the shared
 # embedding stored once), next to a `config.json`, and `from_pretrained` reads them back. The
 # package ships the weights this training made in `anatomy/data/dates_transformer/` (so a
-# `pip install` has them too): the homework (notebook 08), notebooks 11 and the tests load those
+# `pip install` has them too): the homework (notebook 08), notebook 11 and the tests load those
 # instead of training again. Your run saves into a temporary folder, so it never replaces them;
 # a maintainer who changes this training runs `make retrain` to replace the shipped weights.
 
