@@ -200,8 +200,15 @@ tokens = tokenizer.convert_ids_to_tokens(inputs.input_ids[0])
 anatomy.attention_heatmap(weights[0], tokens, tokens, title="Weights with q = k = v")
 plt.show()
 
+# %%
+on_diagonal = weights[0].diagonal()  # (T,)
+print("each row's largest weight is on the diagonal:", bool((weights[0].argmax(dim=-1) == torch.arange(5)).all()))
+print(f"mean weight on the diagonal {on_diagonal.mean():.2f}, elsewhere {(weights[0].sum() - on_diagonal.sum()) / 20:.2f}")
+
 # %% [markdown]
-# With q = k every token matches itself best, which is why the diagonal dominates. Learned query and
+# With q = k every token matches itself best, so each row's largest weight is on the diagonal. But
+# these raw embeddings give scores close to 0, so the softmax spreads the weight almost evenly (about
+# 1/5 each for five tokens) and the plot looks nearly flat. Learned query and
 # key projections (notebook 04) break this symmetry. `anatomy.attention_heatmap` draws every
 # attention plot in the series the same way: queries down the side, keys along the bottom, and a
 # colour bar for the weights.
