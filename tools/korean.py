@@ -11,6 +11,12 @@ When the English cell changes, its hash no longer matches and the entry is stale
     python -m tools.korean skeleton notebooks/03_attention.ipynb
 writes (or completes) the file: entries whose English cell is unchanged are kept; every other cell gets its
 English text as a placeholder to translate.
+
+    python -m tools.korean build              (make korean)
+writes notebooks/ko/NN_topic.ipynb for every notebook that has a .ko.md (tools/korean_build.py);
+
+    python -m tools.korean check [notebooks...]
+lists every cell whose translation is missing or stale (the test tests/test_korean_edition.py runs).
 """
 from __future__ import annotations
 
@@ -69,10 +75,27 @@ def skeleton(notebook: Path) -> Path:
     return path
 
 
-if __name__ == "__main__":
+def main() -> int:
+    from tools import korean_build
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("command", choices=["skeleton"])
-    parser.add_argument("notebooks", nargs="+", type=Path)
+    parser.add_argument("command", choices=["skeleton", "build", "check"])
+    parser.add_argument("notebooks", nargs="*", type=Path, help="skeleton: required; check: default all")
     arguments = parser.parse_args()
-    for notebook in arguments.notebooks:
-        print(skeleton(notebook))
+    if arguments.command == "skeleton":
+        if not arguments.notebooks:
+            parser.error("skeleton: name the English notebooks, e.g. notebooks/03_attention.ipynb")
+        for notebook in arguments.notebooks:
+            print(skeleton(notebook))
+    elif arguments.command == "build":
+        print(f"built {len(korean_build.build_all())} Korean notebooks in notebooks/ko/")
+    else:
+        found = [problem for notebook in arguments.notebooks or korean_build.english_notebooks()
+                 for problem in korean_build.problems(notebook)]
+        print("\n".join(found) or "every Korean entry is present and current")
+        return 1 if found else 0
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
