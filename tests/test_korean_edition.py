@@ -167,6 +167,14 @@ def test_numbers_and_links_are_the_english_ones(path):
                     f"ko/{path.name}: cell {index} links to {target}, which does not exist from notebooks/ko/"
 
 
+def test_students_find_the_korean_edition_from_the_readmes():
+    readme, english_readme = (ROOT / "README.ko.md").read_text(encoding="utf-8"), (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "[README.ko.md](README.ko.md)" in english_readme.split("\n\n")[1], "README.md's top must link README.ko.md"
+    missing = [name for name in IDS if f"](notebooks/ko/{name})" not in readme]
+    assert not missing, f"README.ko.md's notebook map must link the Korean notebooks {missing}"
+    assert not polite_endings(readme) and not untranslated(re.sub(r"^```.*?^```", "", readme, flags=re.M | re.S))
+
+
 def test_every_korean_notebook_has_an_english_one():
     orphans = sorted({path.name for path in (ROOT / "notebooks" / "ko").glob("*.ipynb")} - set(IDS))
     assert not orphans, f"notebooks/ko/ holds {orphans}, whose English notebook is gone: delete them"

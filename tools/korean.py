@@ -12,8 +12,8 @@ When the English cell changes, its hash no longer matches and the entry is stale
 writes (or completes) the file: entries whose English cell is unchanged are kept; every other cell gets its
 English text as a placeholder to translate.
 
-    python -m tools.korean build              (make korean)
-writes notebooks/ko/NN_topic.ipynb for every notebook that has a .ko.md (tools/korean_build.py);
+    python -m tools.korean build [notebooks...]      (make korean)
+writes notebooks/ko/NN_topic.ipynb for every notebook (or those named) that has a .ko.md (tools/korean_build.py);
 
     python -m tools.korean check [notebooks...]
 lists every cell whose translation is missing or stale (the test tests/test_korean_edition.py runs).
@@ -80,7 +80,7 @@ def main() -> int:
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("command", choices=["skeleton", "build", "check"])
-    parser.add_argument("notebooks", nargs="*", type=Path, help="skeleton: required; check: default all")
+    parser.add_argument("notebooks", nargs="*", type=Path, help="skeleton: required; build, check: default all")
     arguments = parser.parse_args()
     if arguments.command == "skeleton":
         if not arguments.notebooks:
@@ -88,7 +88,9 @@ def main() -> int:
         for notebook in arguments.notebooks:
             print(skeleton(notebook))
     elif arguments.command == "build":
-        print(f"built {len(korean_build.build_all())} Korean notebooks in notebooks/ko/")
+        built = korean_build.build_all(arguments.notebooks or None)
+        if not arguments.notebooks:
+            print(f"built {len(built)} Korean notebooks in notebooks/ko/")
     else:
         found = [problem for notebook in arguments.notebooks or korean_build.english_notebooks()
                  for problem in korean_build.problems(notebook)]

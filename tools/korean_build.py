@@ -27,7 +27,6 @@ from tools.korean import Entry, cell_source, english_hash, parse, translation_pa
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
-KOREAN = NOTEBOOKS / "ko"
 # A markdown link or image target: ](target) or src="target" / href="target".
 TARGET = re.compile(r'(\]\(|(?:src|href)=")([^)"\s]+)')
 COLAB = re.compile(r"(colab\.research\.google\.com/github/[\w.-]+/[\w.-]+/blob/main/notebooks/)(?=\d\d_[\w.-]*\.ipynb)")
@@ -123,11 +122,12 @@ def build(notebook: Path) -> str:
     return text if text.endswith("\n") else text + "\n"  # as nbformat.write ends the file
 
 
-def build_all(root: Path = ROOT) -> list[Path]:
-    """Write notebooks/ko/NN_topic.ipynb for every English notebook that has a .ko.md; return them."""
+def build_all(notebooks: list[Path] | None = None) -> list[Path]:
+    """Write notebooks/ko/NN_topic.ipynb for every English notebook (or each of `notebooks`) that has a .ko.md;
+    return them."""
     written = []
-    for notebook in english_notebooks(root):
-        if not translation_path(notebook).exists():
+    for notebook in english_notebooks() if notebooks is None else notebooks:
+        if notebook.parent.resolve() != NOTEBOOKS or not translation_path(notebook).exists():
             continue
         for problem in problems(notebook):
             print(f"warning: {problem}")
