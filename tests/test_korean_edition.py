@@ -3,6 +3,7 @@
 go stale unnoticed: every markdown cell has an entry that translates its current English text (hash),
 the code cells and outputs are the English ones, the committed build is current, no English paragraph is
 left, the Korean is 해라체 and uses the series' terms."""
+import functools
 import json
 import re
 import shutil
@@ -29,10 +30,15 @@ def english(path) -> dict:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
+@functools.cache
+def built(path) -> str:
+    """What `make korean` writes for `path` now (the committed file is compared with it once, below)."""
+    assert translation_path(path).exists(), f"{path.name} has no Korean translation, {translation_path(path).name}"
+    return build(path)
+
+
 def korean(path) -> dict:
-    built = korean_path(path)
-    assert built.exists(), f"notebooks/ko/{path.name} is missing: run `make korean`"
-    return json.loads(built.read_text(encoding="utf-8"))
+    return json.loads(built(path))
 
 
 def korean_markdown(path) -> list[tuple[int, str]]:
@@ -48,8 +54,8 @@ def test_every_markdown_cell_has_a_current_translation(path):
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
 def test_the_committed_korean_notebook_is_what_the_build_writes_now(path):
-    assert translation_path(path).exists(), f"{path.name} has no {translation_path(path).name}"
-    assert korean_path(path).read_text(encoding="utf-8") == build(path), (
+    assert korean_path(path).exists(), f"notebooks/ko/{path.name} is missing: run `make korean` and commit it"
+    assert korean_path(path).read_text(encoding="utf-8") == built(path), (
         f"notebooks/ko/{path.name} is not what `make korean` builds from notebooks/{path.name} and its .ko.md "
         "now (an English notebook re-executed or edited, or an entry changed): run `make korean` and commit")
 
@@ -85,25 +91,30 @@ def prose_blocks(markdown: str):
     return [tuple(block) for block in blocks]
 
 
+QUOTED = re.compile(r'"[^"\n]*"|“[^”\n]*”')
 MARKUP = re.compile(r"<!--.*?-->|`[^`]*`|\$\$.*?\$\$|\$[^$\n]+\$|!?\[[^\]]*\]\([^)]*\)|<[^>]+>|https?://\S+", re.S)
 
 
-def is_untranslated(block: str, is_heading: bool, is_reference: bool) -> bool:
-    """The rule: a block (paragraph, list item, table row, heading) with no Hangul is English left untranslated,
-    unless it is only code, formulas, links and images (nothing in Latin letters once those are removed), an
-    entry of the references list, or (not a heading) a list of terms: items split at , · / | ; or ' vs ', each
-    of at most three words."""
-    if HANGUL.search(block) or is_reference:
-        return False
-    rest = MARKUP.sub(" ", block)
-    if not re.search(r"[A-Za-z]", rest):
-        return False
-    items = re.split(r"[,·/|;]| vs ", rest)
-    return is_heading or any(len(re.findall(r"[A-Za-z][A-Za-z'-]*", item)) > 3 for item in items)
+def english_sentences(block: str, is_heading: bool, is_reference: bool) -> list[str]:
+    """The rule: in a paragraph, list item, table row or heading, a sentence with no Hangul is English left
+    untranslated, unless it is only code, formulas, links, images and quoted examples (nothing in Latin letters
+    once those are removed), an entry of the references list, or (not in a heading) a list of terms: items
+    split at , · / | ; or ' vs ', each of at most three words. A heading must have Hangul if it has letters."""
+    if is_reference:
+        return []
+    if is_heading:
+        return [block] if not HANGUL.search(block) and re.search(r"[A-Za-z]", MARKUP.sub(" ", block)) else []
+    left = []
+    for sentence in re.split(r"(?<=[.!?])\s+", block):
+        rest = QUOTED.sub(" ", MARKUP.sub(" ", sentence))
+        items = re.split(r"[,·/|;]| vs ", rest)
+        if not HANGUL.search(sentence) and any(len(re.findall(r"[A-Za-z][A-Za-z'-]*", item)) > 3 for item in items):
+            left.append(sentence)
+    return left
 
 
 def untranslated(markdown: str) -> list[str]:
-    return [block for block, *kind in prose_blocks(markdown) if is_untranslated(block, *kind)]
+    return [sentence for block, *kind in prose_blocks(markdown) for sentence in english_sentences(block, *kind)]
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
