@@ -129,7 +129,7 @@ $(NOTEBOOK_RUNS): %.executed:
 # The Korean edition, notebooks/ko/NN_topic.ipynb: each English notebook's code and outputs with the Korean
 # text of notebooks/NN_topic.ko.md (tools/korean.py). `make notebooks` (and one notebook's run) rebuilds it;
 # tests/test_korean_edition.py fails when the committed build is not current or a translation is stale.
-# What to translate again: .venv/bin/python -m tools.korean check
+# What to translate (again): .venv/bin/python -m tools.korean check; the workflow is in README.ko.md.
 korean: install
 	$(PY) -m tools.korean build
 

@@ -16,7 +16,7 @@ from test_notebooks import HANGUL, section
 
 from tools import repository
 from tools.korean import Entry, cell_source, english_hash, parse, render, translation_path
-from tools.korean_build import ROOT, build, english_notebooks, first_line, korean_path, problems
+from tools.korean_build import ROOT, build, english_notebooks, first_line, korean_path, problems, retranslated
 
 NOTEBOOKS = english_notebooks()
 IDS = [path.name for path in NOTEBOOKS]
@@ -231,6 +231,21 @@ def test_an_edited_english_cell_is_named_stale(copy):
     assert english_hash(old) in found[0], "the message names the English text the entry translates"
     stale = json.loads(build(copy))["cells"][index]
     assert stale["metadata"]["korean"] == {"english_hash": english_hash(old)}, "the build records the old hash"
+
+
+def test_a_retranslated_entry_is_recorded_current(copy):
+    notebook = english(copy)
+    index = markdown_indices(notebook)[2]
+    notebook["cells"][index]["source"] = cell_source(notebook["cells"][index]) + "\nOne more sentence."
+    copy.write_text(json.dumps(notebook), encoding="utf-8")
+    assert len(problems(copy)) == 1
+    retranslated(copy, index)
+    assert problems(copy) == []
+    with pytest.raises(ValueError, match=r"expected the index of a markdown cell of .*got 1$"):
+        retranslated(copy, 1)
+    done = subprocess.run([sys.executable, "-m", "tools.korean", "retranslated", str(copy), "1"], cwd=ROOT,
+                          capture_output=True, text=True)
+    assert done.returncode == 2 and "expected the index of a markdown cell" in done.stderr, done.stderr
 
 
 def test_an_inserted_english_cell_is_named_untranslated_and_nothing_after_it(copy):

@@ -16,7 +16,11 @@ English text as a placeholder to translate.
 writes notebooks/ko/NN_topic.ipynb for every notebook (or those named) that has a .ko.md (tools/korean_build.py);
 
     python -m tools.korean check [notebooks...]
-lists every cell whose translation is missing or stale (the test tests/test_korean_edition.py runs).
+lists every cell whose translation is missing or stale (the test tests/test_korean_edition.py runs);
+
+    python -m tools.korean retranslated notebooks/03_attention.ipynb 7
+records, after you re-translated the entry of a changed cell (7: its index among all cells), that it
+translates the cell's current text.
 """
 from __future__ import annotations
 
@@ -79,9 +83,18 @@ def main() -> int:
     from tools import korean_build
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("command", choices=["skeleton", "build", "check"])
-    parser.add_argument("notebooks", nargs="*", type=Path, help="skeleton: required; build, check: default all")
+    parser.add_argument("command", choices=["skeleton", "build", "check", "retranslated"])
+    parser.add_argument("notebooks", nargs="*", help="skeleton: required; build, check: default all; "
+                        "retranslated: one notebook and a cell index")
     arguments = parser.parse_args()
+    if arguments.command == "retranslated":
+        try:
+            notebook, index = arguments.notebooks
+            korean_build.retranslated(Path(notebook), int(index))
+        except ValueError as error:
+            parser.error(f"retranslated: expected a notebook and a markdown cell's index: {error}")
+        return 0
+    arguments.notebooks = [Path(notebook) for notebook in arguments.notebooks]
     if arguments.command == "skeleton":
         if not arguments.notebooks:
             parser.error("skeleton: name the English notebooks, e.g. notebooks/03_attention.ipynb")

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import nbformat
 
-from tools.korean import Entry, cell_source, english_hash, parse, translation_path
+from tools.korean import Entry, cell_source, english_hash, parse, render, translation_path
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
@@ -100,11 +100,29 @@ def problems(notebook: Path) -> list[str]:
                          "its new entry")
         elif entry.english_hash != english_hash(source):
             found.append(f"{where} changed since it was translated (the entry translates en {entry.english_hash}, "
-                         f"the cell is now en {english_hash(source)}): re-translate it, then write the new hash "
-                         f"with `python -m tools.korean skeleton {name}`")
+                         f"the cell is now en {english_hash(source)}): re-translate it in {path.name} (`git log -p "
+                         f"{name}` shows what changed), then record that with `python -m tools.korean "
+                         f"retranslated {name} {index}`")
     found += [f"{name}: the entry en {entry.english_hash} ({first_line(entry.text)!r}) translates a cell that no "
               f"longer exists: delete it from {path.name}" for entry in orphans]
     return found
+
+
+def retranslated(notebook: Path, index: int) -> None:
+    """Record that the entry of cell `index` (its index among all cells) now translates the cell's current text."""
+    english = json.loads(notebook.read_text(encoding="utf-8"))
+    cells = markdown_cells(english)
+    number = next((number for number, (at, _) in enumerate(cells) if at == index), None)
+    if number is None:
+        raise ValueError(f"expected the index of a markdown cell of {notebook.name} "
+                         f"({', '.join(str(at) for at, _ in cells)}), got {index}")
+    path = translation_path(notebook)
+    entries = parse(path.read_text(encoding="utf-8"))
+    entry = align(entries, [source for _, source in cells])[0].get(number)
+    if entry is None:
+        raise ValueError(f"cell {index} of {notebook.name} has no entry yet: run `python -m tools.korean skeleton` first")
+    entry.english_hash = english_hash(cells[number][1])
+    path.write_text(render(entries), encoding="utf-8")
 
 
 def build(notebook: Path) -> str:
