@@ -15,7 +15,7 @@ from test_korean import ENTRY_OF, TERMS, has_final_bieup, glossary_rows
 from test_notebooks import HANGUL, section
 
 from tools import repository
-from tools.korean import Entry, cell_source, english_hash, parse, render, translation_path
+from tools.korean import Entry, cell_source, english_hash, parse, render, skeleton, translation_path
 from tools.korean_build import ROOT, build, english_notebooks, first_line, korean_path, problems, retranslated
 
 NOTEBOOKS = english_notebooks()
@@ -296,6 +296,21 @@ def test_rewritten_links_point_from_notebooks_ko():
         f"[![Open In Colab](https://b.svg)](https://colab.research.google.com/github/{slug}/blob/main/notebooks/ko/"
         "03_attention.ipynb) · [English](../03_attention.ipynb) ![x](../../images/x.png) "
         '<img src="../../images/y.png"> [05](05_encoder.ipynb#top) [terms](../korean_terms.toml) [a](#anchor)')
+
+
+def test_skeleton_keeps_a_stale_entry_adds_a_new_cell_and_drops_a_deleted_ones_entry(copy):
+    notebook, before = english(copy), parse(translation_path(copy).read_text(encoding="utf-8"))
+    cells = markdown_indices(notebook)
+    notebook["cells"].insert(cells[7], {"cell_type": "markdown", "id": "new", "metadata": {}, "source": "New text."})
+    notebook["cells"].pop(cells[5])  # the entry before[5] loses its cell
+    notebook["cells"][cells[2]]["source"] = cell_source(notebook["cells"][cells[2]]) + "\nOne more sentence."
+    copy.write_text(json.dumps(notebook), encoding="utf-8")
+    skeleton(copy)
+    after = parse(translation_path(copy).read_text(encoding="utf-8"))
+    assert after[2] == before[2], "the stale entry keeps its Korean and the hash of the text it translates"
+    assert after[6] == Entry(english_hash("New text."), "New text.") and before[5] not in after
+    assert after[:6] + after[7:] == before[:5] + before[6:]
+    assert len(problems(copy)) == 1 and "changed since it was translated" in problems(copy)[0]
 
 
 def test_skeleton_and_parse_round_trip(copy):

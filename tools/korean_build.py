@@ -8,22 +8,21 @@ the English hash its text translates (`"korean": {"english_hash": ...}`). Link t
 notebooks/ko/ (`rewrite_links`). Only the notebook's jupytext pairing is dropped: a Korean notebook has
 no .py twin, and Jupyter would otherwise write one beside it on save.
 
-Entries are matched to English cells in order by hash (difflib), so an inserted English cell shows up
-as one untranslated cell rather than shifting every entry after it. `problems()` names each cell
+Entries are matched to English cells in order by hash (`tools.korean.align`), so an inserted English cell
+shows up as one untranslated cell rather than shifting every entry after it. `problems()` names each cell
 whose entry is missing or stale; the build never fails on them (a maintainer who edits English prose
 can still run `make notebooks`), it keeps the stale Korean text or the English one and warns, and
 tests/test_korean_edition.py fails until the cell is translated again.
 """
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from pathlib import Path
 
 import nbformat
 
-from tools.korean import Entry, cell_source, english_hash, parse, render, translation_path
+from tools.korean import align, cell_source, english_hash, parse, render, translation_path
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
@@ -60,22 +59,6 @@ def rewrite_links(text: str) -> str:
 def markdown_cells(notebook: dict) -> list[tuple[int, str]]:
     """(index among all cells, source) of each markdown cell."""
     return [(index, cell_source(cell)) for index, cell in enumerate(notebook["cells"]) if cell["cell_type"] == "markdown"]
-
-
-def align(entries: list[Entry], sources: list[str]) -> tuple[dict[int, Entry], list[Entry]]:
-    """{markdown cell number: the entry that translates it (or an older text of it)}, and the entries
-    whose English cell no longer exists. Equal hashes are matched first; in a replaced stretch the
-    entries pair with the cells one to one, in order."""
-    hashes = [english_hash(source) for source in sources]
-    matcher = difflib.SequenceMatcher(None, [entry.english_hash for entry in entries], hashes, autojunk=False)
-    paired, orphans = {}, []
-    for _, i1, i2, j1, j2 in matcher.get_opcodes():
-        for offset in range(max(i2 - i1, j2 - j1)):
-            if offset < i2 - i1 and offset < j2 - j1:
-                paired[j1 + offset] = entries[i1 + offset]
-            elif offset < i2 - i1:
-                orphans.append(entries[i1 + offset])
-    return paired, orphans
 
 
 def first_line(source: str) -> str:
