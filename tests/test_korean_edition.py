@@ -179,7 +179,8 @@ def test_numbers_and_links_are_the_english_ones(path):
 
 
 def test_students_find_the_korean_edition_from_the_readmes():
-    readme, english_readme = (ROOT / "README.ko.md").read_text(encoding="utf-8"), (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "README.ko.md").read_text(encoding="utf-8")
+    english_readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "[README.ko.md](README.ko.md)" in english_readme.split("\n\n")[1], "README.md's top must link README.ko.md"
     missing = [name for name in IDS if f"](notebooks/ko/{name})" not in readme]
     assert not missing, f"README.ko.md's notebook map must link the Korean notebooks {missing}"

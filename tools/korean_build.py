@@ -58,7 +58,8 @@ def rewrite_links(text: str) -> str:
 
 def markdown_cells(notebook: dict) -> list[tuple[int, str]]:
     """(index among all cells, source) of each markdown cell."""
-    return [(index, cell_source(cell)) for index, cell in enumerate(notebook["cells"]) if cell["cell_type"] == "markdown"]
+    return [(index, cell_source(cell)) for index, cell in enumerate(notebook["cells"])
+            if cell["cell_type"] == "markdown"]
 
 
 def first_line(source: str) -> str:
@@ -103,7 +104,8 @@ def retranslated(notebook: Path, index: int) -> None:
     entries = parse(path.read_text(encoding="utf-8"))
     entry = align(entries, [source for _, source in cells])[0].get(number)
     if entry is None:
-        raise ValueError(f"cell {index} of {notebook.name} has no entry yet: run `python -m tools.korean skeleton` first")
+        raise ValueError(f"cell {index} of {notebook.name} has no entry yet: "
+                         "run `python -m tools.korean skeleton` first")
     entry.english_hash = english_hash(cells[number][1])
     path.write_text(render(entries), encoding="utf-8")
 
