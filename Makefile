@@ -15,10 +15,10 @@ export HF_HUB_DISABLE_PROGRESS_BARS := 1
 export TOKENIZERS_PARALLELISM := false
 export PYTHONWARNINGS := ignore::DeprecationWarning
 
-.PHONY: install reviews korean-corpus lab notebook7 test test-portable test-latest notebooks retrain sync bench bench-images \
+.PHONY: install reviews korean-corpus gpt2-vocab lab notebook7 test test-portable test-latest notebooks retrain sync bench bench-images \
 	bench-homework homework grade lock repository clean
 
-install: $(STAMP) $(VENDOR)/.installed reviews korean-corpus
+install: $(STAMP) $(VENDOR)/.installed reviews korean-corpus gpt2-vocab
 
 # Every package at the exact version of requirements.lock (tests/test_lock.py checks the venv against it),
 # so each maintainer and CI computes with the same libraries. requirements.txt stays loose for Colab.
@@ -180,3 +180,8 @@ clean:
 # into ~/.cache/anatomy (or $$ANATOMY_DATA); never committed. The loader also fetches it on first use (Colab).
 korean-corpus: $(STAMP)
 	$(PY) -c "import anatomy.korean_corpus as k; k.fetch_korean_corpus()"
+
+# GPT-2's byte-level BPE ranks (50,257 tokens) from Whisper's source distribution on PyPI (whisper/assets/
+# gpt2.tiktoken) into the same folder; never committed. Notebook 15 loads them into our tokenizer.
+gpt2-vocab: $(STAMP)
+	$(PY) -c "import anatomy.gpt2_vocab as g; g.fetch_gpt2_ranks()"

@@ -37,7 +37,7 @@ class ByteLevelBPE:
         if missing:
             raise ValueError(f"vocab must hold the 256 byte characters and every special token, lacks {missing[:5]}")
         self._merges = [(left, right) for left, right in merges]
-        unknown = [pair for pair in self._merges if {pair[0], pair[1], pair[0] + pair[1]} - self._ids.keys()]
+        unknown = [pair for pair in self._merges if not all(t in self._ids for t in (*pair, pair[0] + pair[1]))]
         if unknown:
             raise ValueError(f"each merge (a, b) needs a, b and a+b in vocab, got {unknown[:3]}")
         self._ranks = {pair: rank for rank, pair in enumerate(self._merges)}  # a repeated pair: its last rank
