@@ -148,6 +148,7 @@ bench: install
 	$(PY) benchmarks/finetune.py
 	$(PY) benchmarks/decoder.py
 	$(PY) benchmarks/grading_time.py
+	$(PY) benchmarks/bpe.py
 
 # Homework 2's question 4 at every learning rate it must accept, on public and hidden seeds (about 25 min).
 bench-homework: install

@@ -40,10 +40,11 @@ def test_merges_vocabulary_and_encodings_equal_hugging_face(corpora, corpus, voc
 
 
 def test_ties_go_to_the_pair_with_the_smallest_ids():
-    """Every pair occurs once. After (a, b) -> "ab" (id 256 + 0 specials), both (ab, c) and (b, x)
-    occur once: ids (256, 99) vs (98, 120), so (b, x) comes first, though "ab" < "b" as strings."""
+    """Every pair occurs once. After (a, b) -> "ab" (id 256), both (ab, c) and (b, x) occur once:
+    ids (256, 66) vs (65, 87) ("!" is id 0), so (b, x) comes first, though "ab" < "b" as strings."""
     texts = ["abc", "bx"]
     ours = ByteLevelBPE.train(texts, 256 + 3)
+    assert [ours.token_to_id(token) for token in ["b", "c", "x", "ab"]] == [65, 66, 87, 256]
     assert ours.merges == [("a", "b"), ("b", "x"), ("ab", "c")] == hf_merges(train_hf_byte_level_bpe(texts, 259))
 
 
