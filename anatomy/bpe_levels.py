@@ -80,6 +80,9 @@ def plot_compression(curves: dict[str, tuple[Sequence[int], Sequence[float]]]) -
     for label, (sizes, values) in curves.items():
         ax.plot(sizes, values, marker="o", label=label)
     ax.set_xscale("log")
+    ticks = sorted({size for sizes, _ in curves.values() for size in sizes})
+    ax.set_xticks(ticks, [f"{size:,}" for size in ticks], rotation=45, fontsize=8)
+    ax.minorticks_off()
     ax.set_xlabel("vocabulary size (log scale)")
     ax.set_ylabel("UTF-8 bytes per token")
     ax.set_title("Compression of held-out text")

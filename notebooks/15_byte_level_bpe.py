@@ -82,8 +82,7 @@ for text in ["a", "é", "좋", "🙂", "좋아해"]:
 #    control bytes) borrow characters from 256 up. A space becomes "Ġ", a newline "Ċ".
 
 # %%
-from anatomy.byte_level import (ALPHABET, BYTE_TO_CHAR, GPT2_SPLIT_PATTERN, pre_tokenize, random_text,
-                                split_words, to_byte_chars)
+from anatomy.byte_level import ALPHABET, BYTE_TO_CHAR, GPT2_SPLIT_PATTERN, pre_tokenize, random_text, split_words
 
 print(GPT2_SPLIT_PATTERN)
 sample = "GPT-2's split: 2019 words,  spaces!\n좋아해 🙂"
@@ -438,8 +437,10 @@ for name, texts in [("English reviews", reviews), ("Korean bills", korean_held_o
 #    merges change?
 #    *Hint:* change the key to `(-pairs[pair], -ids[pair[0]], -ids[pair[1]])` and compare the two
 #    histories row by row.
-# 2. Find a word that GPT-2's vocabulary keeps whole in English but cuts in three with a capital first letter.
-#    *Hint:* compare `gpt2.tokenize(" token")` with `gpt2.tokenize(" Token")`, `" TOKEN"`.
+# 2. Find a word that GPT-2's vocabulary keeps whole in lower case and with a capital first letter,
+#    but cuts in pieces in capitals. Why would capitals cost more tokens?
+#    *Hint:* compare `gpt2.tokenize(" hello")`, `gpt2.tokenize(" Hello")` and `gpt2.tokenize(" HELLO")`;
+#    think of how often each spelling occurs in the web pages GPT-2's merges were learned from.
 # 3. Add the review sentences to the Korean training corpus and redraw the compression curve for Korean.
 #    Why does it barely change?
 #    *Hint:* merges never cross a word, and no English word shares a pair of bytes with a Hangul syllable.

@@ -2,6 +2,7 @@
 import random
 
 import pytest
+import tiktoken
 
 from anatomy import stdlib_sentences
 from anatomy.byte_level import GPT2_SPLIT_PATTERN, random_text
@@ -17,7 +18,6 @@ def ours():
 
 @pytest.fixture(scope="module")
 def tiktoken_gpt2():
-    tiktoken = pytest.importorskip("tiktoken")
     return tiktoken.Encoding(name="gpt2", pat_str=GPT2_SPLIT_PATTERN, mergeable_ranks=gpt2_ranks(),
                              special_tokens={END_OF_TEXT: 50256})
 
