@@ -362,8 +362,8 @@ for sentence in ["난 너를 좋아해", "난 너를 싫어해"]:
         print(f"  {name:>8} ({len(pieces):>2}): {pieces}")
 
 # %% [markdown]
-# - **Syllable level** cannot write 좋, 싫 or even 너: three `[UNK]`, and "like" and "hate" become the
-#   same sequence. A classifier could not tell the two sentences apart.
+# - **Syllable level** cannot write 좋, 싫 or even 너: two `[UNK]` in each sentence, and "like" and
+#   "hate" become the same `[UNK]`. Only the vowel of the ending (아 / 어) is left to tell them apart.
 # - **Jamo level** writes them letter by letter: 좋 is ᄌ + ᅩ + ᇂ (shown composed where a font joins
 #   them), 싫 ends in the rare final ᆶ. Nothing unknown, and the alphabet is small.
 # - **Byte level** writes them in bytes: a syllable the corpus never saw costs three tokens, shown as
