@@ -371,7 +371,8 @@ for sentence in ["난 너를 좋아해", "난 너를 싫어해"]:
 #
 # ## 7. WordPiece and BPE on the same text
 # Notebook 01's tokenizer is WordPiece (Schuster and Nakajima 2012; Wu et al. 2016), here MiniLM's
-# 30,522-token vocabulary. Below, GPT-2's 50,257-token BPE (section 8 loads it) on the same text.
+# 30,522-token vocabulary. Below, GPT-2's 50,257-token BPE (section 8 loads it) and our 8,000-token
+# BPE of section 5 (trained on 3,000 docstring sentences) on the same text.
 #
 # | | WordPiece (BERT) | byte-level BPE (GPT-2) |
 # |---|---|---|
@@ -391,6 +392,7 @@ for text in ["Tokenization isn't trivial!", "Café  au lait", "난 너를 좋아
     ids = wordpiece.encode(text, add_special_tokens=False)["input_ids"]
     print(f"{text!r}\n  WordPiece ({len(pieces):>2}): {pieces}  decodes to {wordpiece.decode(ids)!r}")
     print(f"  GPT-2 BPE ({len(gpt2.encode(text)):>2}): {gpt2.tokenize(text)}  decodes to {gpt2.decode(gpt2.encode(text))!r}")
+    print(f"  our BPE   ({len(english_bpe.encode(text)):>2}): {english_bpe.tokenize(text)}")
 
 # %% [markdown]
 # ## 8. GPT-2's real vocabulary
