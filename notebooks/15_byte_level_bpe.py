@@ -14,7 +14,7 @@
 # ---
 
 # %% [markdown]
-# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/transformer-anatomy/transformer-anatomy/blob/main/notebooks/15_byte_level_bpe.ipynb)
+# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/transformer-anatomy/transformer-anatomy/blob/main/notebooks/15_byte_level_bpe.ipynb) · [한국어판](ko/15_byte_level_bpe.ipynb)
 #
 # # 15 · Where a vocabulary comes from: byte-level BPE, trained from scratch
 #
