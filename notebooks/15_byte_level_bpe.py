@@ -197,7 +197,7 @@ for step, (pair, count) in enumerate(history, start=1):
 # %%
 from anatomy.bpe_training import learn_merges, merge_word
 
-anatomy.show_source(merge_word)
+display(anatomy.show_source(merge_word))
 anatomy.show_source(learn_merges)
 
 # %% [markdown]
@@ -232,7 +232,7 @@ assert ties.merges == [("a", "b"), ("b", "x"), ("ab", "c")] == hf_merges(train_h
 # %%
 from anatomy.bpe import apply_merges
 
-anatomy.show_source(apply_merges)
+display(anatomy.show_source(apply_merges))
 print(tiny.tokenize("lowest newer"), tiny.encode("lowest newer"))
 assert tiny.decode(tiny.encode("lowest newer")) == "lowest newer"
 
@@ -305,8 +305,8 @@ plot_compression(curves)
 plt.show()
 
 # %% [markdown]
-# Both start at 1 byte per token (no merges). Korean gains faster: one merge of a frequent syllable's
-# three bytes saves two tokens, and the legal texts repeat their words ("법률", "대통령") a lot. But
+# Both start at 1 byte per token (no merges). Korean gains faster: two merges turn a frequent syllable's
+# three bytes into one token, and the legal texts repeat their words ("법률", "대통령") a lot. But
 # count characters: 3.7 bytes per Korean token is about 1.2 syllables, while 3 bytes per English
 # token is about 3 letters. The curve flattens: each new merge is rarer than the last.
 #
@@ -315,7 +315,7 @@ plt.show()
 #
 # | level | base alphabet | unknown character? |
 # |---|---|---|
-# | syllable (character) | every syllable the corpus holds (about 500 here) | any syllable never seen |
+# | syllable (character) | every character the corpus holds (about 500 here, most of them syllables) | any syllable never seen |
 # | jamo (NFD first: 좋 → ᄌ ᅩ ᇂ) | the 67 jamo, plus the corpus's other characters | none in Hangul; an unseen symbol |
 # | byte | the 256 bytes | never |
 #
@@ -443,9 +443,10 @@ for name, texts in [("English reviews", reviews), ("Korean bills", korean_held_o
 #    but cuts in pieces in capitals. Why would capitals cost more tokens?
 #    *Hint:* compare `gpt2.tokenize(" hello")`, `gpt2.tokenize(" Hello")` and `gpt2.tokenize(" HELLO")`;
 #    think of how often each spelling occurs in the web pages GPT-2's merges were learned from.
-# 3. Add the review sentences to the Korean training corpus and redraw the compression curve for Korean.
-#    Why does it barely change?
-#    *Hint:* merges never cross a word, and no English word shares a pair of bytes with a Hangul syllable.
+# 3. Add the review sentences to the Korean training corpus, keep the vocabulary sizes, and redraw the
+#    compression curve for the held-out Korean. Why does Korean compress worse now?
+#    *Hint:* merges never cross a word, and no English word shares a pair of bytes with a Hangul
+#    syllable, so the English merges never help Korean; but each one takes a slot in the vocabulary.
 # 4. How many tokens does GPT-2 need for "난 너를 좋아해", and how many does our 2,000-token Korean BPE?
 #    *Hint:* `len(gpt2.encode(...))` and `len(levels["byte"].encode(...))`.
 #
