@@ -15,10 +15,10 @@ export HF_HUB_DISABLE_PROGRESS_BARS := 1
 export TOKENIZERS_PARALLELISM := false
 export PYTHONWARNINGS := ignore::DeprecationWarning
 
-.PHONY: install reviews lab notebook7 test test-portable test-latest notebooks retrain sync bench bench-images \
+.PHONY: install reviews korean-corpus lab notebook7 test test-portable test-latest notebooks retrain sync bench bench-images \
 	bench-homework homework grade lock repository clean
 
-install: $(STAMP) $(VENDOR)/.installed reviews
+install: $(STAMP) $(VENDOR)/.installed reviews korean-corpus
 
 # Every package at the exact version of requirements.lock (tests/test_lock.py checks the venv against it),
 # so each maintainer and CI computes with the same libraries. requirements.txt stays loose for Colab.
@@ -175,3 +175,8 @@ grade: install
 
 clean:
 	rm -rf $(VENV) $(LATEST_VENV) build *.egg-info $(VENDOR)
+
+# Notebook 15's Korean text (the constitution and ten bills, Park & Cho 2014) from KoNLPy's wheel on PyPI
+# into ~/.cache/anatomy (or $$ANATOMY_DATA); never committed. The loader also fetches it on first use (Colab).
+korean-corpus: $(STAMP)
+	$(PY) -c "import anatomy.korean_corpus as k; k.fetch_korean_corpus()"

@@ -36,5 +36,6 @@ from anatomy.rmsnorm import RMSNorm
 from anatomy.rotary import apply_rotary
 from anatomy.swiglu import SwiGLU
 from anatomy.text_generation import generate
+from anatomy.bpe import ByteLevelBPE
 
 __version__ = "0.1.0"
