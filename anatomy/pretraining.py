@@ -131,13 +131,17 @@ def unigram_entropy(sequences: list[list[int]], special_ids: Sequence[int]) -> f
 
 
 @torch.no_grad()
-def fill_in_blank(model: TransformerForMaskedLM, tokenizer: SentenceTokenizer, text: str, k: int = 5) -> list[str]:
-    """The k likeliest tokens for the one [MASK] in `text`, best first. A BPE token carries its leading
-    space, so the space before [MASK] belongs to the hidden token: 'it is [MASK] .' asks for ' good', not 'good'."""
+def blank_log_probs(model: TransformerForMaskedLM, tokenizer: SentenceTokenizer, text: str) -> torch.Tensor:
+    """(V,) log-probabilities of each token at the one [MASK] in `text`. A BPE token carries its leading
+    space, so the space before [MASK] belongs to the hidden token: 'it is [MASK] .' asks for ' good'."""
     if text.count("[MASK]") != 1:
         raise ValueError(f"text must hold exactly one [MASK], got {text.count('[MASK]')} in {text!r}")
     left, _, right = text.partition("[MASK]")
     left_ids = tokenizer.bpe.encode(left.rstrip())
     ids = [tokenizer.cls_token_id, *left_ids, tokenizer.mask_token_id, *tokenizer.bpe.encode(right), tokenizer.sep_token_id]
-    logits = model.eval()(torch.tensor([ids])).logits[0, 1 + len(left_ids)]  # (V,) at the [MASK]
-    return [tokenizer.bpe.decode([int(i)]) for i in logits.topk(k).indices]
+    return model.eval()(torch.tensor([ids])).logits[0, 1 + len(left_ids)].log_softmax(-1)  # (V,) at the [MASK]
+
+
+def fill_in_blank(model: TransformerForMaskedLM, tokenizer: SentenceTokenizer, text: str, k: int = 5) -> list[str]:
+    """The k likeliest tokens for the one [MASK] in `text`, best first."""
+    return [tokenizer.bpe.decode([int(i)]) for i in blank_log_probs(model, tokenizer, text).topk(k).indices]

@@ -53,7 +53,7 @@ def mean_interval(values: Sequence[float], confidence: float = 0.95) -> tuple[fl
 
     if len(values) < 2:
         raise ValueError(f"an interval needs at least 2 values (seeds), got {len(values)}")
-    half = t.ppf((1 + confidence) / 2, len(values) - 1) * statistics.stdev(values) / math.sqrt(len(values))
+    half = float(t.ppf((1 + confidence) / 2, len(values) - 1)) * statistics.stdev(values) / math.sqrt(len(values))
     return statistics.fmean(values), half
 
 

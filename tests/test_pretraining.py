@@ -8,7 +8,7 @@ from scipy import stats
 
 from anatomy.corpus import stdlib_sentences
 from anatomy.masked_lm import TransformerForMaskedLM
-from anatomy.pretraining import (MaskedBatch, masked_batches, masked_lm_loss, pretrain, pretraining_sequences,
+from anatomy.pretraining import (blank_log_probs, fill_in_blank, masked_batches, masked_lm_loss, pretrain, pretraining_sequences,
                                  small_bert_config, train_tokenizer, unigram_entropy)
 from anatomy.pretraining_payoff import classifier_from, mean_interval, paired_gain
 
@@ -96,3 +96,17 @@ def test_mean_interval_against_scipy():
         mean_interval([0.6])
     result = {"runs": {"0": {"accuracy": [0.6, 0.62, 0.61]}, "10": {"accuracy": [0.65, 0.66, 0.67]}}}
     assert paired_gain(result, 10)[0] == pytest.approx(0.05)
+
+
+def test_fill_in_blank_reads_the_mask_position(tokenizer):
+    model = tiny_model(tokenizer).eval()
+    text = "Return the [MASK] of items."
+    left_ids = tokenizer.bpe.encode("Return the")
+    ids = torch.tensor([[1, *left_ids, 3, *tokenizer.bpe.encode(" of items."), 2]])
+    expected = model(ids).logits[0, 1 + len(left_ids)]
+    guesses = fill_in_blank(model, tokenizer, text, k=3)
+    assert guesses == [tokenizer.bpe.decode([int(i)]) for i in expected.topk(3).indices]
+    torch.testing.assert_close(blank_log_probs(model, tokenizer, text), expected.log_softmax(-1))
+    for bad in ("no blank", "[MASK] and [MASK]"):
+        with pytest.raises(ValueError, match="exactly one \\[MASK\\]"):
+            fill_in_blank(model, tokenizer, bad)
