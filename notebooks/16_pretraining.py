@@ -389,7 +389,7 @@ assert sum(after) > sum(before) + 5
 # 8,057 labelled training sentences, and with only the first 2,000 of them (a quarter; the same two
 # epochs, so also a quarter of the steps). Forty fine-tuning runs take about seven minutes, so
 # `make pretrain` ran them and committed the results (`fine_tuning_comparison.json`); we read them, then
-# rerun one live. The interval on a gain is over the five seeds, each seed's two runs paired.
+# rerun one live. The interval on a gain is over the five seeds, the two runs with the same seed paired.
 
 # %%
 comparison = json.loads(COMPARISON_FILE.read_text())
