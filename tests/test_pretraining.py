@@ -110,3 +110,21 @@ def test_fill_in_blank_reads_the_mask_position(tokenizer):
     for bad in ("no blank", "[MASK] and [MASK]"):
         with pytest.raises(ValueError, match="exactly one \\[MASK\\]"):
             fill_in_blank(model, tokenizer, bad)
+
+
+def test_the_shipped_pretraining_loads():
+    """make pretrain's files: the tokenizer, the model (in BertForMaskedLM's names) and the comparison."""
+    import json
+
+    from anatomy.bpe import ByteLevelBPE
+    from anatomy.pretraining import PRETRAINED_DIR
+    from anatomy.pretraining_payoff import COMPARISON_FILE
+
+    tokenizer = ByteLevelBPE.load(PRETRAINED_DIR / "tokenizer.json")
+    model = TransformerForMaskedLM.from_pretrained(PRETRAINED_DIR)
+    assert model.missing_keys == [] and tokenizer.vocab_size == model.config.vocab_size == 4000
+    assert model.head.decoder_weight is model.encoder.embeddings.token_embeddings.weight
+    comparison = json.loads(COMPARISON_FILE.read_text())
+    for result in comparison["by_training_size"].values():
+        assert set(result["runs"]) == {"0", "140", "466", "1400"}
+        assert all(len(run["accuracy"]) == 5 for run in result["runs"].values())
