@@ -183,7 +183,8 @@ korean-corpus: $(STAMP)
 	$(PY) -c "import anatomy.korean_corpus as k; k.fetch_korean_corpus()"
 
 # Notebook 16's masked-LM pre-training (about 1.5 min on two cores) and the fine-tuning comparison from random
-# weights and from its snapshots (5 seeds each, on 8,057 and on 2,000 labels, about 7 min): the only target that replaces the files the
-# package ships in anatomy/data/mlm_pretrained, which 16 loads. Then: make notebooks/16_pretraining.executed
+# weights and from its snapshots (5 seeds each, on 8,057 and on 2,000 labels, about 7 min): the only target
+# that replaces the files the package ships in anatomy/data/mlm_pretrained, which 16 loads.
+# Then: make notebooks/16_pretraining.executed
 pretrain: install
 	$(PY) -m tools.pretrain
