@@ -15,10 +15,10 @@ export HF_HUB_DISABLE_PROGRESS_BARS := 1
 export TOKENIZERS_PARALLELISM := false
 export PYTHONWARNINGS := ignore::DeprecationWarning
 
-.PHONY: install reviews korean-corpus pretrain lab notebook7 test test-portable test-latest notebooks retrain sync bench bench-images \
+.PHONY: install reviews korean-corpus gpt2-vocab pretrain lab notebook7 test test-portable test-latest notebooks retrain sync bench bench-images \
 	bench-homework homework grade lock repository clean
 
-install: $(STAMP) $(VENDOR)/.installed reviews korean-corpus
+install: $(STAMP) $(VENDOR)/.installed reviews korean-corpus gpt2-vocab
 
 # Every package at the exact version of requirements.lock (tests/test_lock.py checks the venv against it),
 # so each maintainer and CI computes with the same libraries. requirements.txt stays loose for Colab.
@@ -148,6 +148,7 @@ bench: install
 	$(PY) benchmarks/finetune.py
 	$(PY) benchmarks/decoder.py
 	$(PY) benchmarks/grading_time.py
+	$(PY) benchmarks/bpe.py
 	$(PY) benchmarks/pretraining.py
 
 # Homework 2's question 4 at every learning rate it must accept, on public and hidden seeds (about 25 min).
@@ -181,6 +182,11 @@ clean:
 # into ~/.cache/anatomy (or $$ANATOMY_DATA); never committed. The loader also fetches it on first use (Colab).
 korean-corpus: $(STAMP)
 	$(PY) -c "import anatomy.korean_corpus as k; k.fetch_korean_corpus()"
+
+# GPT-2's byte-level BPE ranks (50,257 tokens) from Whisper's source distribution on PyPI (whisper/assets/
+# gpt2.tiktoken) into the same folder; never committed. Notebook 15 loads them into our tokenizer.
+gpt2-vocab: $(STAMP)
+	$(PY) -c "import anatomy.gpt2_vocab as g; g.fetch_gpt2_ranks()"
 
 # Notebook 16's masked-LM pre-training (about 1.5 min on two cores) and the fine-tuning comparison from random
 # weights and from its snapshots (5 seeds each, on 8,057 and on 2,000 labels, about 7 min): the only target

@@ -10,6 +10,7 @@ No shapes: text in, lists of ids out.
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 from collections import Counter
@@ -21,6 +22,19 @@ from anatomy.byte_level import ALPHABET, CHAR_TO_BYTE, from_byte_chars, split_wo
 from anatomy.wordpiece import as_id_list
 
 FILE_KIND = "anatomy.ByteLevelBPE"
+
+
+def apply_merges(parts: list[str], ranks: dict[tuple[str, str], int]) -> list[str]:
+    """Merge, again and again, the adjacent pair of lowest rank (the earliest learned), the leftmost
+    if it occurs twice, until no adjacent pair has a rank: "l o w e r" -> "low er"."""
+    parts = list(parts)
+    while len(parts) > 1:
+        found = [ranks.get(pair, math.inf) for pair in zip(parts, parts[1:])]
+        best = min(range(len(found)), key=found.__getitem__)
+        if found[best] == math.inf:
+            break
+        parts[best:best + 2] = [parts[best] + parts[best + 1]]
+    return parts
 
 
 class ByteLevelBPE:
@@ -37,7 +51,7 @@ class ByteLevelBPE:
         if missing:
             raise ValueError(f"vocab must hold the 256 byte characters and every special token, lacks {missing[:5]}")
         self._merges = [(left, right) for left, right in merges]
-        unknown = [pair for pair in self._merges if {pair[0], pair[1], pair[0] + pair[1]} - self._ids.keys()]
+        unknown = [pair for pair in self._merges if not all(t in self._ids for t in (*pair, pair[0] + pair[1]))]
         if unknown:
             raise ValueError(f"each merge (a, b) needs a, b and a+b in vocab, got {unknown[:3]}")
         self._ranks = {pair: rank for rank, pair in enumerate(self._merges)}  # a repeated pair: its last rank
@@ -81,15 +95,8 @@ class ByteLevelBPE:
         return token.encode("utf-8") if token in self._special else from_byte_chars(token)
 
     def bpe(self, chars: str) -> list[str]:
-        """Apply the merges to one pre-tokenised word: always the lowest-ranked pair present, leftmost first."""
-        parts = list(chars)
-        while len(parts) > 1:
-            ranks = [self._ranks.get(pair, len(self._ranks)) for pair in zip(parts, parts[1:])]
-            best = min(range(len(ranks)), key=ranks.__getitem__)
-            if ranks[best] == len(self._ranks):
-                break
-            parts[best:best + 2] = [parts[best] + parts[best + 1]]
-        return parts
+        """Apply the merges to one pre-tokenised word (see apply_merges)."""
+        return apply_merges(list(chars), self._ranks)
 
     def _word_ids(self, word: str) -> list[int]:
         ids = self._cache.get(word)

@@ -8,7 +8,9 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 
-from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
+
+from anatomy.byte_level import GPT2_SPLIT_PATTERN
 
 
 def train_hf_byte_level_bpe(texts: Iterable[str], vocab_size: int, special_tokens: Sequence[str] = ()) -> Tokenizer:
@@ -19,6 +21,21 @@ def train_hf_byte_level_bpe(texts: Iterable[str], vocab_size: int, special_token
     tokenizer.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=list(special_tokens),
                                   initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
+    tokenizer.train_from_iterator(texts, trainer)
+    return tokenizer
+
+
+def train_hf_character_bpe(texts: Iterable[str], vocab_size: int, jamo: bool = False,
+                           alphabet: Sequence[str] = ()) -> Tokenizer:
+    """HF's BpeTrainer on characters (NFD first if `jamo`, `alphabet` always kept), GPT-2's split without
+    bytes, [UNK] for an unseen character: anatomy.bpe_levels.CharacterBPE's recipe. [UNK] takes id 0,
+    so HF's vocabulary holds one token more than ours for the same merges."""
+    tokenizer = Tokenizer(models.BPE(unk_token="[UNK]"))
+    tokenizer.pre_tokenizer = pre_tokenizers.Split(Regex(GPT2_SPLIT_PATTERN), behavior="isolated")
+    if jamo:
+        tokenizer.normalizer = normalizers.NFD()
+    trainer = trainers.BpeTrainer(vocab_size=vocab_size + 1, special_tokens=["[UNK]"], initial_alphabet=list(alphabet),
+                                  show_progress=False)
     tokenizer.train_from_iterator(texts, trainer)
     return tokenizer
 

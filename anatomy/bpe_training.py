@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import heapq
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from itertools import count as counter
 
 from anatomy.byte_level import pre_tokenize
@@ -46,8 +46,8 @@ def check_vocab_size(vocab_size: int, base: int, special: int) -> None:
                          f"token(s)), got {vocab_size!r}; pass e.g. vocab_size={base + 256}")
 
 
-def count_words(texts: Iterable[str]) -> Counter[str]:
-    """How often each pre-tokenised word (anatomy.byte_level.pre_tokenize) occurs in `texts`."""
+def count_words(texts: Iterable[str], split: Callable[[str], list[str]] = pre_tokenize) -> Counter[str]:
+    """How often each word occurs in `texts`, words as `split` cuts them (GPT-2's split, in byte characters)."""
     if isinstance(texts, (str, bytes)):
         raise TypeError("texts must be an iterable of strings (e.g. a list of lines), got one "
                         f"{type(texts).__name__}; pass [text] to train on a single text")
@@ -56,7 +56,7 @@ def count_words(texts: Iterable[str]) -> Counter[str]:
     for n_texts, text in enumerate(texts, start=1):
         if not isinstance(text, str):
             raise TypeError(f"texts must be strings, text {n_texts - 1} is a {type(text).__name__}")
-        word_counts.update(pre_tokenize(text))
+        word_counts.update(split(text))
     if not word_counts:
         raise ValueError(f"the corpus is empty: expected at least one text with a character in it, got {n_texts} "
                          "text(s) and no characters; pass e.g. anatomy.stdlib_sentences() or a list of lines")

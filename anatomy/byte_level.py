@@ -13,6 +13,8 @@ and nothing is ever unknown. Two pieces come before the merges:
 """
 from __future__ import annotations
 
+import random
+
 import regex
 
 # The split of GPT-2's encoder.py, as Hugging Face's ByteLevel pre-tokenizer (use_regex=True) applies it.
@@ -61,3 +63,12 @@ def from_byte_chars(chars: str) -> bytes:
 def pre_tokenize(text: str) -> list[str]:
     """Split, then write each word in byte characters: what BPE sees (HF's ByteLevel(add_prefix_space=False))."""
     return [to_byte_chars(word) for word in split_words(text)]
+
+
+def random_text(rng: random.Random, length: int) -> str:
+    """`length` random characters for round-trip checks: ASCII and its controls, Latin, combining marks,
+    Hangul jamo and syllables, CJK, emoji, and any other code point but the surrogates (not text)."""
+    ranges = [(0, 0x80), (0x80, 0x250), (0x300, 0x370), (0x1100, 0x1200), (0xAC00, 0xD7A4), (0x4E00, 0x9FFF),
+              (0x1F300, 0x1FAFF), (0, 0xD800), (0xE000, 0x110000)]
+    chars = (chr(rng.randrange(*rng.choice(ranges))) for _ in range(length))
+    return "".join(chars)

@@ -8,7 +8,7 @@ from tokenizers import pre_tokenizers
 from anatomy import stdlib_sentences
 from anatomy.bpe import ByteLevelBPE
 from anatomy.bpe_reference import hf_merges, hf_vocab, train_hf_byte_level_bpe
-from anatomy.byte_level import ALPHABET, pre_tokenize
+from anatomy.byte_level import ALPHABET, pre_tokenize, random_text
 from anatomy.korean_corpus import korean_lines
 from anatomy.sentiment_data import load_reviews
 
@@ -40,10 +40,11 @@ def test_merges_vocabulary_and_encodings_equal_hugging_face(corpora, corpus, voc
 
 
 def test_ties_go_to_the_pair_with_the_smallest_ids():
-    """Every pair occurs once. After (a, b) -> "ab" (id 256 + 0 specials), both (ab, c) and (b, x)
-    occur once: ids (256, 99) vs (98, 120), so (b, x) comes first, though "ab" < "b" as strings."""
+    """Every pair occurs once. After (a, b) -> "ab" (id 256), both (ab, c) and (b, x) occur once:
+    ids (256, 66) vs (65, 87) ("!" is id 0), so (b, x) comes first, though "ab" < "b" as strings."""
     texts = ["abc", "bx"]
     ours = ByteLevelBPE.train(texts, 256 + 3)
+    assert [ours.token_to_id(token) for token in ["b", "c", "x", "ab"]] == [65, 66, 87, 256]
     assert ours.merges == [("a", "b"), ("b", "x"), ("ab", "c")] == hf_merges(train_hf_byte_level_bpe(texts, 259))
 
 
@@ -57,14 +58,6 @@ def test_corpora_full_of_ties_equal_hugging_face(seed):
         ours, theirs = ByteLevelBPE.train(texts, vocab_size), train_hf_byte_level_bpe(texts, vocab_size)
         assert ours.merges == hf_merges(theirs)
         assert all(ours.encode(text) == theirs.encode(text).ids for text in words + texts)
-
-
-def random_text(rng: random.Random, length: int) -> str:
-    """Emoji, Hangul (syllables and jamo), combining marks, controls, CJK, any code point but surrogates."""
-    ranges = [(0, 0x80), (0x80, 0x250), (0x300, 0x370), (0x1100, 0x1200), (0xAC00, 0xD7A4), (0x4E00, 0x9FFF),
-              (0x1F300, 0x1FAFF), (0, 0xD800), (0xE000, 0x110000)]
-    chars = (chr(rng.randrange(*rng.choice(ranges))) for _ in range(length))
-    return "".join(chars)
 
 
 def test_decode_encode_round_trip_on_random_unicode():

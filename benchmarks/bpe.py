@@ -1,0 +1,80 @@
+"""Notebook 15's tokenizer, measured: python benchmarks/bpe.py (part of make bench).
+
+The 1 MB corpus (UTF-8 bytes): 400 kB of standard-library docstring sentences, 400 kB of the
+movie-review sentences (Hutto & Gilbert 2014), 200 kB of the Korean corpus (KoNLPy's constitution and
+bills, about 150 kB, repeated to fill its share), line by line, interleaved.
+Goals (issue #26): training on 1 MB <= 30 s on one core; encoding within 20x of Hugging Face
+`tokenizers` (Rust; one thread, TOKENIZERS_PARALLELISM=false) on the same text, printed as that ratio,
+line by line (HF: encode_batch) and as one string. Ours starts each run with an empty word cache.
+Both trainers are checked equal (merges) on the way. Never a timed test.
+"""
+from __future__ import annotations
+
+import os
+import time
+from itertools import cycle
+
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+from anatomy import stdlib_sentences  # noqa: E402
+from anatomy.bpe import ByteLevelBPE  # noqa: E402
+from anatomy.bpe_reference import hf_merges, train_hf_byte_level_bpe  # noqa: E402
+from anatomy.korean_corpus import korean_lines  # noqa: E402
+from anatomy.sentiment_data import read_rated_sentences, reviews_path  # noqa: E402
+
+SHARES = {"docstrings": 400_000, "reviews": 400_000, "korean": 200_000}  # bytes of UTF-8
+VOCAB_SIZES = (1_000, 5_000, 10_000, 30_000)
+
+
+def take(lines: list[str], budget: int) -> list[str]:
+    """Lines in order (repeating from the start if needed) until `budget` UTF-8 bytes are reached."""
+    taken, size = [], 0
+    for line in cycle(lines):
+        if size >= budget:
+            return taken
+        taken.append(line)
+        size += len(line.encode("utf-8")) + 1
+
+
+def one_megabyte() -> list[str]:
+    sources = {"docstrings": stdlib_sentences(12_000), "reviews": [text for text, _ in read_rated_sentences(reviews_path())],
+               "korean": korean_lines() + korean_lines(held_out=True)}
+    parts = [take(sources[name], budget) for name, budget in SHARES.items()]
+    longest = max(map(len, parts))
+    return [part[i] for i in range(longest) for part in parts if i < len(part)]
+
+
+def main() -> None:
+    lines = one_megabyte()
+    size = sum(len(line.encode("utf-8")) + 1 for line in lines)
+    print(f"B15 byte-level BPE on {size / 1e6:.2f} MB ({len(lines):,} lines: docstrings, reviews, Korean), one thread")
+    for vocab_size in VOCAB_SIZES:
+        start = time.perf_counter()
+        ours = ByteLevelBPE.train(lines, vocab_size)
+        seconds = time.perf_counter() - start
+        start = time.perf_counter()
+        theirs = train_hf_byte_level_bpe(lines, vocab_size)
+        hf_seconds = time.perf_counter() - start
+        same = ours.merges == hf_merges(theirs)
+        print(f"   train V={vocab_size:>6,}  ours {seconds:5.1f} s  goal <= 30 s {'met' if seconds <= 30 else 'MISSED'}"
+              f"   HF {hf_seconds:4.2f} s   merges equal: {same}")
+
+    text = "\n".join(lines)
+    for how, ours_run, hf_run in [
+            ("line by line", lambda tok: [tok.encode(line) for line in lines],
+             lambda: [encoding.ids for encoding in theirs.encode_batch(lines)]),
+            ("as one string", lambda tok: tok.encode(text), lambda: theirs.encode(text).ids)]:
+        fresh = ByteLevelBPE([ours.id_to_token(i) for i in range(ours.vocab_size)], ours.merges)  # empty word cache
+        start = time.perf_counter()
+        ids = ours_run(fresh)
+        ours_seconds = time.perf_counter() - start
+        start = time.perf_counter()
+        hf_ids = hf_run()
+        hf_seconds = time.perf_counter() - start
+        ratio = ours_seconds / hf_seconds
+        print(f"   encode V={vocab_size:,} {how}: ours {size / ours_seconds / 1e6:.2f} MB/s, HF {size / hf_seconds / 1e6:.2f} "
+              f"MB/s: time ours / HF = {ratio:.1f}x   goal <= 20x {'met' if ratio <= 20 else 'MISSED'}   ids equal: {ids == hf_ids}")
+
+
+if __name__ == "__main__":
+    main()
