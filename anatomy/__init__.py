@@ -36,6 +36,8 @@ from anatomy.rmsnorm import RMSNorm
 from anatomy.rotary import apply_rotary
 from anatomy.swiglu import SwiGLU
 from anatomy.text_generation import generate
+from anatomy.masked_lm import TransformerForMaskedLM
+from anatomy.masking import mask_tokens
 from anatomy.bpe import ByteLevelBPE
 
 __version__ = "0.1.0"

@@ -1,0 +1,112 @@
+"""Our masked-LM head against Hugging Face's BertForMaskedLM (random weights from a tiny BertConfig, no hub):
+logits and loss on copied weights, both directions of saving; the tied decoder; the bundled MiniLM."""
+import pytest
+import torch
+import transformers
+from transformers import BertConfig, BertForMaskedLM
+
+from anatomy.encoder import TransformerEncoder
+from anatomy.masked_lm import MLM_HEAD, TransformerForMaskedLM
+from anatomy.masking import mask_tokens
+
+transformers.logging.set_verbosity_error()
+V = 60
+
+
+def tiny_config():
+    return BertConfig(vocab_size=V, hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64,
+                      max_position_embeddings=40, hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0,
+                      attn_implementation="eager")
+
+
+def hf_model(seed=0):
+    """BertForMaskedLM with every parameter random (biases and LayerNorms too, so that none is trivially 0 or 1)."""
+    torch.manual_seed(seed)
+    model = BertForMaskedLM(tiny_config()).eval()
+    with torch.no_grad():
+        for parameter in model.parameters():
+            parameter.normal_(0, 0.3)
+    return model
+
+
+def masked_batch(seed=1):
+    generator = torch.Generator().manual_seed(seed)
+    ids = torch.randint(5, V, (3, 12), generator=generator)
+    ids[:, 0], ids[:, -1] = 1, 2  # [CLS] ... [SEP]
+    attention_mask = torch.ones_like(ids)
+    attention_mask[1, 8:] = 0
+    ids[1, 8:] = 0  # padding
+    inputs, labels = mask_tokens(ids, 3, V, {0, 1, 2, 3}, generator, mlm_probability=0.3)
+    return inputs, attention_mask, labels
+
+
+def compare(ours, theirs):
+    inputs, attention_mask, labels = masked_batch()
+    with torch.no_grad():
+        mine = ours(inputs, attention_mask, labels=labels)
+        hf = theirs(input_ids=inputs, attention_mask=attention_mask, labels=labels)
+    real = attention_mask.bool()
+    torch.testing.assert_close(mine.logits[real], hf.logits[real], atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(mine.loss, hf.loss, atol=1e-5, rtol=1e-5)
+
+
+def test_hugging_face_checkpoint_loads_into_ours(tmp_path):
+    theirs = hf_model()
+    theirs.save_pretrained(tmp_path)
+    ours = TransformerForMaskedLM.from_pretrained(tmp_path)
+    assert ours.missing_keys == []
+    compare(ours, theirs)
+
+
+def test_our_checkpoint_loads_into_hugging_face(tmp_path):
+    ours = TransformerForMaskedLM(tiny_config())
+    with torch.no_grad():
+        for parameter in ours.parameters():
+            parameter.normal_(0, 0.3)
+    ours.eval().save_pretrained(tmp_path)
+    theirs, info = BertForMaskedLM.from_pretrained(tmp_path, output_loading_info=True, attn_implementation="eager")
+    assert not info["missing_keys"] and not info["unexpected_keys"], info
+    compare(ours, theirs.eval())
+
+
+def test_decoder_is_tied_to_the_word_embeddings():
+    model = TransformerForMaskedLM(tiny_config()).eval()
+    embedding = model.encoder.embeddings.token_embeddings.weight
+    assert model.head.decoder_weight is embedding
+    assert sum(p.numel() for p in model.parameters()) == sum(p.numel() for p in model.encoder.parameters()) \
+        + sum(p.numel() for name, p in model.head.named_parameters())  # no second (V, D) matrix
+    hidden = torch.randn(1, 1, 32)
+    before = model.head(hidden)
+    with torch.no_grad():
+        embedding[7] += torch.randn(32)  # changing the embedding changes the decoder's row 7, and only that logit
+    after = model.head(hidden)
+    assert not torch.allclose(before[..., 7], after[..., 7])
+    torch.testing.assert_close(before[..., :7], after[..., :7])
+    inputs, attention_mask, labels = masked_batch()
+    model(inputs, attention_mask, labels=labels).loss.backward()
+    assert embedding.grad is not None and embedding.grad[labels[labels >= 0]].abs().sum() > 0
+
+
+def test_bert_initialisation():
+    model = TransformerForMaskedLM(tiny_config())
+    assert 0.015 < model.encoder.embeddings.token_embeddings.weight.std() < 0.025
+    assert model.head.bias.abs().sum() == 0 and model.head.layer_norm.weight.eq(1).all()
+
+
+def test_minilm_ships_no_masked_lm_head():
+    with pytest.raises(ValueError, match=r"no masked-LM head: missing .*cls\.predictions\.bias.*allow_missing_head=True"):
+        TransformerForMaskedLM.from_pretrained()
+    model = TransformerForMaskedLM.from_pretrained(allow_missing_head=True)
+    assert model.missing_keys == sorted(MLM_HEAD.values())
+    encoder = TransformerEncoder.from_pretrained()
+    for (name, ours), (_, theirs) in zip(model.encoder.state_dict().items(), encoder.state_dict().items()):
+        assert torch.equal(ours, theirs), name
+
+
+def test_labels_must_fit():
+    model = TransformerForMaskedLM(tiny_config())
+    ids = torch.tensor([[1, 7, 2]])
+    with pytest.raises(ValueError, match="labels are all -100"):
+        model(ids, labels=torch.full_like(ids, -100))
+    with pytest.raises(ValueError, match=r"labels must have input_ids' shape \(1, 3\)"):
+        model(ids, labels=torch.tensor([7]))
