@@ -14,7 +14,7 @@
 # ---
 
 # %% [markdown]
-# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/transformer-anatomy/transformer-anatomy/blob/main/notebooks/16_pretraining.ipynb)
+# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/transformer-anatomy/transformer-anatomy/blob/main/notebooks/16_pretraining.ipynb) · [한국어판](ko/16_pretraining.ipynb)
 # # 16 · Where the weights come from: masked-language-model pre-training
 #
 # Since notebook 05 the series has loaded MiniLM's weights, and in 09 fine-tuning them on movie reviews
