@@ -17,7 +17,6 @@ export PYTHONWARNINGS := ignore::DeprecationWarning
 
 .PHONY: install reviews korean-corpus gpt2-vocab pretrain lab notebook7 test test-portable test-latest notebooks retrain sync bench bench-images \
 	bench-homework homework grade lock repository korean clean
-	bench-homework homework grade lock repository korean clean
 
 install: $(STAMP) $(VENDOR)/.installed reviews korean-corpus gpt2-vocab
 
