@@ -121,7 +121,7 @@ def induction_scores(pattern: torch.Tensor) -> torch.Tensor:
     """(L, H): on repeated sequences, the mean weight a second-half query puts on the token right after
     the earlier copy of itself, N - 1 positions back (Olsson et al. 2022)."""
     half = (pattern.size(-1) - 1) // 2
-    return pattern.diagonal(offset=-(half - 1), dim1=-2, dim2=-1)[..., 1:].mean(dim=(1, -1))  # queries N+1..2N
+    return pattern.diagonal(offset=-(half - 1), dim1=-2, dim2=-1)[..., 2:].mean(dim=(1, -1))  # queries N+1..2N
 
 
 def ablate_heads(heads: int | list[int], means: torch.Tensor | None = None) -> Edit:
