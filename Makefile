@@ -148,6 +148,7 @@ bench: install
 	$(PY) benchmarks/finetune.py
 	$(PY) benchmarks/decoder.py
 	$(PY) benchmarks/grading_time.py
+	$(PY) benchmarks/interpretability.py
 
 # Homework 2's question 4 at every learning rate it must accept, on public and hidden seeds (about 25 min).
 bench-homework: install
@@ -175,3 +176,8 @@ grade: install
 
 clean:
 	rm -rf $(VENV) $(LATEST_VENV) build *.egg-info $(VENDOR)
+
+# Notebook 11's character GPT, trained once with 11's recipe and saved for notebook 17's logit lens
+# (anatomy/data/char_gpt, shipped with the package; about a minute). Then re-execute notebook 17.
+char-gpt: install
+	$(PY) -m tools.train_char_gpt

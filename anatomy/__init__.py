@@ -36,5 +36,8 @@ from anatomy.rmsnorm import RMSNorm
 from anatomy.rotary import apply_rotary
 from anatomy.swiglu import SwiGLU
 from anatomy.text_generation import generate
+from anatomy.hooks import Hooks, hook_names
+from anatomy.logit_lens import lens_ranks, load_char_gpt
+from anatomy.patching import restored_fraction
 
 __version__ = "0.1.0"

@@ -21,7 +21,8 @@ POINTS = {
     "mlp_out": ("feed_forward", "post", "the feed-forward sublayer's output (B, T, D)"),
     "resid_post": ("", "post", "the residual stream leaving the block (B, T, D)"),
 }
-CROSS_POINTS = {f"cross_{name}": (where.replace("self_attn", "cross_attn"), when, what.replace("attention", "cross-attention"))
+CROSS_POINTS = {f"cross_{name}": (where.replace("self_attn", "cross_attn"), when,
+                                  what.replace("attention", "cross-attention"))
                 for name, (where, when, what) in POINTS.items() if where.startswith("self_attn")}
 DECODER_POINTS = {name: where for name, where in [*list(POINTS.items())[:-2], *CROSS_POINTS.items(),
                                                   *list(POINTS.items())[-2:]]}  # in forward order
@@ -88,8 +89,8 @@ class Hooks:
             resolve(model, name)
         for name, fn in self.edit.items():
             if name.endswith("pattern"):
-                raise ValueError(f"{name!r} is read-only: the attention output is already computed from the weights "
-                                 f"when the hook sees them; edit {name[:-len('pattern')] + 'z'!r} (the heads' outputs) instead")
+                raise ValueError(f"{name!r} is read-only: the attention output is already computed from the weights when "
+                                 f"the hook sees them; edit {name[:-len('pattern')] + 'z'!r} (the heads' outputs) instead")
             if not callable(fn):
                 raise TypeError(f"edit[{name!r}] must be a function activation -> replacement, got {type(fn).__name__}")
         self.cache: dict[str, torch.Tensor] = {}
@@ -100,8 +101,9 @@ class Hooks:
         try:
             for name in dict.fromkeys([*self.record, *self.edit]):
                 module, when, point, block = resolve(self.model, name)
-                if when == "pre":
-                    heads = block.get_submodule(DECODER_POINTS[point][0].rpartition(".")[0]).num_heads if point.endswith("z") else 0
+                if when == "pre":  # z: the attention module (out_proj's owner) knows H
+                    attention = DECODER_POINTS[point][0].rpartition(".")[0]
+                    heads = block.get_submodule(attention).num_heads if point.endswith("z") else 0
                     self.handles.append(module.register_forward_pre_hook(self._pre_hook(name, heads)))
                 else:
                     self.handles.append(module.register_forward_hook(self._post_hook(name, point)))

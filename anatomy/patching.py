@@ -37,7 +37,8 @@ def patch(name: str, source: torch.Tensor, position: int | None = None) -> Edit:
 
 def check_pair(clean: Sequence[torch.Tensor], corrupted: Sequence[torch.Tensor]) -> None:
     if len(clean) != len(corrupted):
-        raise ValueError(f"clean and corrupted must hold the same model arguments, got {len(clean)} and {len(corrupted)}")
+        raise ValueError(f"clean and corrupted must hold the same model arguments, got {len(clean)} "
+                         f"and {len(corrupted)}")
     for i, (a, b) in enumerate(zip(clean, corrupted)):
         if isinstance(a, torch.Tensor) and (not isinstance(b, torch.Tensor) or a.shape != b.shape):
             got = tuple(b.shape) if isinstance(b, torch.Tensor) else type(b).__name__

@@ -66,7 +66,7 @@ def test_every_recorded_activation_equals_hugging_faces(kind):
     for key, value in theirs.items():
         mine = cache[f"blocks.{key}"]
         if key.endswith(".z"):
-            mine = mine.flatten(-2)  # (B, T, H, Dh) -> HF's (B, T, H x Dh)
+            value = value.unflatten(-1, (4, 8))  # HF's (B, T, H x Dh): head h is columns h*Dh:(h+1)*Dh
         torch.testing.assert_close(mine, value, atol=1e-5, rtol=1e-4, msg=key)
     torch.testing.assert_close(our_logits, logits, atol=1e-5, rtol=1e-4)
 
@@ -81,11 +81,12 @@ def test_an_edit_changes_the_forward_pass_as_the_same_edit_does_in_hugging_face(
         expected = hf(ids).logits
         handle.remove()
         plain = hf(ids).logits
-        with Hooks(ours, edit={"blocks.1.z": zero_head_2}):
+        with Hooks(ours, record=["blocks.1.z"], edit={"blocks.1.z": zero_head_2}) as cache:
             edited = ours(ids).logits
         after = ours(ids).logits
     torch.testing.assert_close(edited, expected, atol=1e-5, rtol=1e-4)
     assert (edited - plain).abs().max() > 1e-3  # the edit did something
+    assert (cache["blocks.1.z"][:, :, 2] == 0).all() and cache["blocks.1.z"][:, :, 1].abs().sum() > 0  # recorded as edited
     torch.testing.assert_close(after, plain, atol=1e-5, rtol=1e-4)  # and leaving the block removed it
 
 

@@ -39,6 +39,15 @@ def test_scores_read_the_diagonals_olsson_et_al_define():
     torch.testing.assert_close(induction_scores(pattern), torch.tensor([[0.0], [1.0]]))
 
 
+def test_ablation_replaces_only_the_named_heads_by_zeros_or_by_their_means():
+    z, means = torch.randn(2, 3, 4, 5, generator=torch.Generator().manual_seed(0)), torch.randn(3, 4, 5)
+    for edited, expected in ((ablate_heads([1, 3])(z), torch.zeros(2, 3, 2, 5)),
+                             (ablate_heads([1, 3], means)(z), means[:, [1, 3]].expand(2, -1, -1, -1))):
+        torch.testing.assert_close(edited[:, :, [1, 3]], expected)
+        torch.testing.assert_close(edited[:, :, [0, 2]], z[:, :, [0, 2]])
+    assert z.abs().min() > 0  # the input itself is left alone
+
+
 @pytest.fixture(scope="module")
 def trained():
     torch.set_num_threads(1)
