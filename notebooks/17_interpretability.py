@@ -182,6 +182,7 @@ ax.plot(smooth(run.second_half), label="the repeat")
 ax.axvline(change, color="grey", ls="--", label=f"phase change (step {change})")
 ax.set(xlabel="step", ylabel="cross-entropy (nats)", title="Induction heads form suddenly")
 ax.legend()
+plt.show()
 print(f"phase change at step {change}; last 50 steps: first copy {sum(run.first_half[-50:]) / 50:.2f}, "
       f"repeat {sum(run.second_half[-50:]) / 50:.2f} nats")
 
@@ -219,7 +220,8 @@ previous_head, induction_head = int(previous[0].argmax()), int(scores[1].argmax(
 tokens = [str(t) for t in test_ids[0].tolist()]
 attention_heatmaps(torch.stack([pattern[0, 0, previous_head], pattern[1, 0, induction_head]]), tokens, tokens,
                    titles=[f"layer 0 head {previous_head}: previous token", f"layer 1 head {induction_head}: induction"],
-                   ncols=2, panel_size=4.0, fontsize=6);
+                   ncols=2, panel_size=4.0, fontsize=6)
+plt.show()
 
 # %% [markdown]
 # The same in BertViz's head view (offline, as in notebooks 04 and 07): pick a layer, hover over a token
@@ -316,7 +318,8 @@ image = ax.imshow(right, cmap="Greens", vmin=0, vmax=1, aspect="auto")
 ax.set(xticks=range(len(text) - 1), yticks=range(lens.size(0)), yticklabels=["embedding", "layer 1", "layer 2"],
        title="logit lens: probability of the right next character")
 ax.set_xticklabels(list(text[1:]), fontsize=8)
-fig.colorbar(image, ax=ax);
+fig.colorbar(image, ax=ax)
+plt.show()
 
 # %% [markdown]
 # **Checked against the reference.** The lens on Hugging Face's GPT-2 is its hidden states (the input of
@@ -368,7 +371,8 @@ for ax, (part, grid), labels in zip(axes, grids.items(), ("Mar 3 2021", ["<bos>"
     ax.set(xticks=range(grid.size(1)), yticks=range(3), yticklabels=["embedding", "layer 0", "layer 1"],
            title=f"{part}: fraction of the month restored")
     ax.set_xticklabels(list(labels), fontsize=8)
-fig.colorbar(image, ax=axes, shrink=0.8);
+fig.colorbar(image, ax=axes, shrink=0.8)
+plt.show()
 
 # %% [markdown]
 # At the embedding, only the differing letter matters ("r" or "y": the rest is the same in both runs).
