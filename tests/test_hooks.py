@@ -1,6 +1,6 @@
 """anatomy.hooks against a reference nobody here wrote: PyTorch forward hooks on Hugging Face's GPT2LMHeadModel
 and LlamaForCausalLM (tiny random configs), whose weights our GPT and Llama hold (gpt_from_gpt2, llama_from_hf).
-TransformerLens was tried first: its 4.x releases no longer have HookedTransformer (see notebook 17)."""
+TransformerLens 4.3.0 was tried first: it no longer has HookedTransformer and needs 25 more packages (notebook 17)."""
 import pytest
 import torch
 import transformers
