@@ -158,6 +158,7 @@ bench: install
 	$(PY) benchmarks/grading_time.py
 	$(PY) benchmarks/bpe.py
 	$(PY) benchmarks/pretraining.py
+	$(PY) benchmarks/interpretability.py
 
 # Homework 2's question 4 at every learning rate it must accept, on public and hidden seeds (about 25 min).
 bench-homework: install
@@ -204,3 +205,8 @@ gpt2-vocab: $(STAMP)
 # Then: make notebooks/16_pretraining.executed
 pretrain: install
 	$(PY) -m tools.pretrain
+
+# Notebook 11's character GPT, trained once with 11's recipe and saved for notebook 17's logit lens
+# (anatomy/data/char_gpt, shipped with the package; about a minute). Then re-execute notebook 17.
+char-gpt: install
+	$(PY) -m tools.train_char_gpt

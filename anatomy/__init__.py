@@ -39,5 +39,8 @@ from anatomy.text_generation import generate
 from anatomy.masked_lm import TransformerForMaskedLM
 from anatomy.masking import mask_tokens
 from anatomy.bpe import ByteLevelBPE
+from anatomy.hooks import Hooks, hook_names
+from anatomy.logit_lens import lens_ranks, load_char_gpt
+from anatomy.patching import restored_fraction
 
 __version__ = "0.1.0"

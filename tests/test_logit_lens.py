@@ -1,0 +1,53 @@
+"""anatomy.logit_lens against Hugging Face's GPT2LMHeadModel with the same weights (its hidden states, put through
+its own ln_f and lm_head); the last row is the model's output; the shipped character GPT loads and reads."""
+import pytest
+import torch
+import transformers
+from transformers import GPT2Config, GPT2LMHeadModel
+
+from anatomy.gpt2_weights import gpt_from_gpt2
+from anatomy.logit_lens import CHAR_GPT_DIR, lens_ranks, load_char_gpt, logit_lens
+from anatomy.transformer import Transformer, TransformerConfig
+
+transformers.logging.set_verbosity_error()
+
+
+def test_the_logit_lens_equals_hugging_faces_hidden_states_through_ln_f_and_lm_head():
+    torch.manual_seed(0)
+    hf = GPT2LMHeadModel(GPT2Config(n_embd=32, n_head=4, n_layer=3, n_positions=16, vocab_size=50,
+                                    initializer_range=0.2, attn_implementation="eager")).eval()
+    ours = gpt_from_gpt2(hf)
+    ids = torch.randint(0, 50, (2, 8), generator=torch.Generator().manual_seed(1))
+    with torch.no_grad():
+        out = hf(ids, output_hidden_states=True)
+        # HF's hidden_states: the input of each block, then the last block's output *after* ln_f
+        theirs = [hf.lm_head(hf.transformer.ln_f(h)) for h in out.hidden_states[:-1]] + [out.logits]
+    lens = logit_lens(ours, ids)
+    assert lens.shape == (4, 2, 8, 50)
+    torch.testing.assert_close(lens, torch.stack(theirs).log_softmax(-1), atol=1e-5, rtol=1e-4)
+    torch.testing.assert_close(lens[-1], ours(ids).logits.log_softmax(-1))
+    assert (lens[0] - lens[-1]).abs().max() > 0.1  # the layers do change the guess
+
+
+def test_ranks_count_the_guesses_above_the_true_next_token():
+    log_probs = torch.tensor([[0.1, 0.5, 0.2, 0.2], [0.7, 0.1, 0.1, 0.1]]).log()[None, None]  # (1, 1, 2, 4)
+    assert lens_ranks(log_probs, torch.tensor([[3, 1]])).tolist() == [[[0]]]  # position 0 guesses 1 first: rank 0
+    assert lens_ranks(log_probs, torch.tensor([[0, 2]])).tolist() == [[[1]]]  # next token 2: one guess above it
+    with pytest.raises(ValueError, match=r"log_probs must be \(L \+ 1, B, T, V\) for input_ids \(B, T\) = \(1, 3\)"):
+        lens_ranks(log_probs, torch.tensor([[0, 2, 1]]))
+
+
+def test_the_lens_refuses_a_model_it_cannot_read():
+    model = Transformer(TransformerConfig(vocab_size=10, hidden_size=8, num_attention_heads=2, intermediate_size=8,
+                                          num_encoder_layers=1, num_decoder_layers=1))
+    with pytest.raises(TypeError, match="the logit lens reads a decoder-only model"):
+        logit_lens(model, torch.ones(1, 3, dtype=torch.long))
+
+
+@pytest.mark.skipif(not (CHAR_GPT_DIR / "model.safetensors").exists(), reason="make char-gpt has not been run")
+def test_the_shipped_character_gpt_loads_and_its_last_layer_knows_more_than_its_embedding():
+    model, vocab = load_char_gpt()
+    ids = vocab.encode("Return the number of items in the list.")[None]
+    ranks = lens_ranks(logit_lens(model, ids), ids)  # (L + 1, 1, T - 1)
+    assert ranks[-1].float().mean() < ranks[0].float().mean()
+    assert vocab.decode(ids[0]) == "Return the number of items in the list."
