@@ -16,7 +16,7 @@ export TOKENIZERS_PARALLELISM := false
 export PYTHONWARNINGS := ignore::DeprecationWarning
 
 .PHONY: install reviews lab notebook7 test test-portable test-latest notebooks retrain sync bench bench-images \
-	bench-homework homework grade lock repository clean
+	bench-homework homework grade lock repository korean clean
 
 install: $(STAMP) $(VENDOR)/.installed reviews
 
@@ -124,6 +124,14 @@ $(NOTEBOOK_RUNS): %.executed:
 	@$(VENV)/bin/jupytext --sync -q $*.py >/dev/null
 	@TIMEFORMAT="$$(printf '%-46s' $*.ipynb) %1R s"; time $(PY) -m tools.execute_notebook $*.ipynb $(if $(REFRESH),--refresh)
 	@$(VENV)/bin/jupytext --sync -q $*.ipynb >/dev/null
+	@$(PY) -m tools.korean build $*.ipynb
+
+# The Korean edition, notebooks/ko/NN_topic.ipynb: each English notebook's code and outputs with the Korean
+# text of notebooks/NN_topic.ko.md (tools/korean.py). `make notebooks` (and one notebook's run) rebuilds it;
+# tests/test_korean_edition.py fails when the committed build is not current or a translation is stale.
+# What to translate (again): .venv/bin/python -m tools.korean check; the workflow is in README.ko.md.
+korean: install
+	$(PY) -m tools.korean build
 
 # Notebook 07 trains the dates translator; only this target lets it replace the weights the package
 # ships (anatomy/data/dates_transformer), which 08, 11, the homework's checks and the tests load.
@@ -158,7 +166,8 @@ bench-images: install
 	$(PY) benchmarks/growth.py --out images
 
 # The homework's versions from its master (instructor/, otter-grader, works offline):
-# build/homework/student/ (hand out; also copied to notebooks/ and executed there),
+# build/homework/student/ (hand out; also copied to notebooks/ and executed there, and its Korean edition
+# built into notebooks/ko/ from notebooks/NN_x.ko.md),
 # build/homework/autograder/ (solution + autograder zip). SECRET=... draws the hidden tests' inputs from it.
 SECRET ?=
 homework: install
@@ -166,6 +175,7 @@ homework: install
 	$(PY) -m tools.execute_notebook notebooks/08_homework_cross_attention.ipynb && $(VENV)/bin/jupytext --sync -q notebooks/08_homework_cross_attention.ipynb
 	$(PY) instructor/assign.py instructor/10_homework_sentiment.ipynb --secret "$(SECRET)" --out build/homework_sentiment
 	$(PY) -m tools.execute_notebook notebooks/10_homework_sentiment.ipynb && $(VENV)/bin/jupytext --sync -q notebooks/10_homework_sentiment.ipynb
+	$(PY) -m tools.korean build notebooks/08_homework_cross_attention.ipynb notebooks/10_homework_sentiment.ipynb
 
 # Grade a folder of submissions with the trusted grader (instructor/README.md), one child per core:
 # make grade SUBMISSIONS=submissions/ [AUTOGRADER=build/homework/autograder] [GRADE_OUT=grading_results]

@@ -15,6 +15,10 @@ other numbers within one unit of their last printed digit.
 """
 import os
 
+# The Korean notebooks (notebooks/ko/) are copies of the English ones' code and outputs (tools/korean_build.py);
+# nbval runs the English ones, and tests/test_korean_edition.py checks that the copies are the same.
+collect_ignore = ["notebooks/ko"]
+
 os.environ["OMP_NUM_THREADS"] = os.environ["MKL_NUM_THREADS"] = "1"  # inherited by notebook kernels
 
 

@@ -8,6 +8,7 @@ import os
 import platform
 import random
 import warnings
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -45,8 +46,18 @@ def quiet_libraries() -> None:
     transformers.logging.disable_progress_bar()
 
 
+def enter_the_english_folder() -> None:
+    """A Korean notebook (notebooks/ko/NN_x.ipynb) runs in notebooks/, as its English twin does (and as the
+    setup cell does on Colab), so a path in a code cell, such as ../images/, means the same in both."""
+    here = Path.cwd()
+    if here.name == "ko" and here.parent.name == "notebooks":
+        os.chdir(here.parent)
+        print(f"working folder: {here.parent} (the Korean edition runs where the English one does)")
+
+
 def setup_notebook(seed: int = 0) -> torch.device:
     """Quiet the libraries, seed everything, print versions and return the device to use."""
+    enter_the_english_folder()
     quiet_libraries()
     seed_everything(seed)
     device = pick_device()

@@ -14,7 +14,7 @@
 # ---
 
 # %% [markdown]
-# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/transformer-anatomy/transformer-anatomy/blob/main/notebooks/00_before_transformers.ipynb)
+# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/transformer-anatomy/transformer-anatomy/blob/main/notebooks/00_before_transformers.ipynb) · [한국어판](ko/00_before_transformers.ipynb)
 #
 # # 00 · Before Transformers: the bottleneck, measured
 #
@@ -340,8 +340,8 @@ assert all(on_letter.mean() > 5 / len(text) for on_letter in diagonal.values()) 
 
 # %% [markdown]
 # Both learned a diagonal: to write letter *i*, look at source letter *i*. Each row is labelled by
-# the letter its step writes (as in notebooks 07 and 08), so row *i*'s bright cell sits in column
-# *i*; the last row writes `<eos>`. Nobody told either model about diagonals; the alignment comes
+# the letter its step writes (as in notebooks 07 and 08), so row *i*'s dark cells sit in column
+# *i* or right next to it; the last row writes `<eos>`. Nobody told either model about diagonals; the alignment comes
 # from training alone. The RNN computes its rows one after another; the Transformer computes all of
 # them in one step.
 #

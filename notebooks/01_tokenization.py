@@ -14,7 +14,7 @@
 # ---
 
 # %% [markdown]
-# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/transformer-anatomy/transformer-anatomy/blob/main/notebooks/01_tokenization.ipynb)
+# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/transformer-anatomy/transformer-anatomy/blob/main/notebooks/01_tokenization.ipynb) · [한국어판](ko/01_tokenization.ipynb)
 #
 # # 01 · Tokenization: from text to ids
 #
@@ -115,8 +115,8 @@ tokenizer.decode([2051, 10029, 2066, 2019, 8612])
 
 # %% [markdown]
 # ## 2. Special tokens
-# BERT expects `[CLS]` at the start and `[SEP]` at the end of each segment. The tokenizer adds them
-# by default. BERT was pre-trained so that the final vector of `[CLS]` summarises the input, and a
+# BERT expects one `[CLS]` at the start of the input and a `[SEP]` at the end of each segment. The
+# tokenizer adds them by default. BERT was pre-trained so that the final vector of `[CLS]` summarises the input, and a
 # BERT classifier reads that vector (notebook 05). Our default model is different: all-MiniLM-L6-v2
 # was trained as a sentence encoder with **mean pooling**, the average of all its token vectors
 # (Reimers and Gurevych, 2019), so for this model the average, not `[CLS]`, is the summary.

@@ -14,7 +14,7 @@
 # ---
 
 # %% [markdown]
-# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/transformer-anatomy/transformer-anatomy/blob/main/notebooks/03_attention.ipynb)
+# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/transformer-anatomy/transformer-anatomy/blob/main/notebooks/03_attention.ipynb) · [한국어판](ko/03_attention.ipynb)
 #
 # # 03 · Scaled dot-product attention
 #
@@ -200,8 +200,15 @@ tokens = tokenizer.convert_ids_to_tokens(inputs.input_ids[0])
 anatomy.attention_heatmap(weights[0], tokens, tokens, title="Weights with q = k = v")
 plt.show()
 
+# %%
+on_diagonal = weights[0].diagonal()  # (T,)
+print("each row's largest weight is on the diagonal:", bool((weights[0].argmax(dim=-1) == torch.arange(5)).all()))
+print(f"mean weight on the diagonal {on_diagonal.mean():.2f}, elsewhere {(weights[0].sum() - on_diagonal.sum()) / 20:.2f}")
+
 # %% [markdown]
-# With q = k every token matches itself best, which is why the diagonal dominates. Learned query and
+# With q = k every token matches itself best, so each row's largest weight is on the diagonal. But
+# these raw embeddings give scores close to 0, so the softmax spreads the weight almost evenly (about
+# 1/5 each for five tokens) and the plot looks nearly flat. Learned query and
 # key projections (notebook 04) break this symmetry. `anatomy.attention_heatmap` draws every
 # attention plot in the series the same way: queries down the side, keys along the bottom, and a
 # colour bar for the weights.
@@ -345,7 +352,7 @@ viz.neuron_view("the cat sat", "it slept", layer=0, head=0)
 #
 # ## 핵심 요약
 # - 어텐션은 softmax(QKᵀ/√d)V: 쿼리와 키를 비교하고, 정규화하고, 값을 가중 평균한다.
-# - √d로 나누지 않으면 내적의 분산이 d만큼 커져 소프트맥스가 포화되고, 기울기가 열 배 이상 작아진다.
+# - √d로 나누지 않으면 내적의 분산이 d만큼 커져 소프트맥스가 포화되고, 그래디언트가 열 배 이상 작아진다.
 # - 쿼리와 키는 폭 d_k가 같아야 하지만 값의 폭 d_v는 달라도 되며, 출력은 값의 폭을 따른다. 열 표기(H = V·A)는 행 중심인 우리 표기의 전치다.
 # - 역온도 β가 크면 소프트맥스는 argmax(하드 어텐션)에 가까워지고, 파이썬 딕셔너리는 정확히 일치하는 키에 대한 하드 어텐션이다.
 # - 마스크는 불리언이며 True는 "어텐션 가능"을 뜻한다. 인과 마스크는 미래를, 패딩 마스크는 `[PAD]`를 가린다.

@@ -14,7 +14,7 @@
 # ---
 
 # %% [markdown]
-# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/transformer-anatomy/transformer-anatomy/blob/main/notebooks/05_encoder.ipynb)
+# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/transformer-anatomy/transformer-anatomy/blob/main/notebooks/05_encoder.ipynb) · [한국어판](ko/05_encoder.ipynb)
 #
 # # 05 · The encoder, built from scratch, *is* BERT
 #
@@ -67,7 +67,8 @@ print(f"{config.num_hidden_layers} layers, {config.num_attention_heads} heads, "
 # %% [markdown]
 # ## 1. The feed-forward network
 # After attention has mixed information *between* tokens, each token is processed *on its own* by
-# the same two-layer MLP. It widens the vector (here 384 → 1536), applies GELU and narrows it back.
+# the same two-layer MLP. It widens the vector from the model width D to the feed-forward width F
+# (here 384 → 1536: `hidden_size` → `intermediate_size`), applies GELU and narrows it back to D.
 
 # %%
 anatomy.show_source(anatomy.FeedForward)

@@ -14,7 +14,7 @@
 # ---
 
 # %% [markdown]
-# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/transformer-anatomy/transformer-anatomy/blob/main/notebooks/06_decoder.ipynb)
+# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/transformer-anatomy/transformer-anatomy/blob/main/notebooks/06_decoder.ipynb) · [한국어판](ko/06_decoder.ipynb)
 #
 # # 06 · The decoder: causal masks and cross-attention
 #

@@ -14,7 +14,7 @@
 # ---
 
 # %% [markdown]
-# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/transformer-anatomy/transformer-anatomy/blob/main/notebooks/07_training.ipynb)
+# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/transformer-anatomy/transformer-anatomy/blob/main/notebooks/07_training.ipynb) · [한국어판](ko/07_training.ipynb)
 # # 07 · Training a Transformer to read dates
 #
 # Notebook 06 built the whole Transformer, but untrained it writes nonsense. Here we train it, on a
@@ -274,7 +274,7 @@ for text, translation, day in zip(mine, translate(model, mine, vocab), unseen):
 # **Saved for later.** `save_pretrained` writes the weights as safetensors (with the shared
 # embedding stored once), next to a `config.json`, and `from_pretrained` reads them back. The
 # package ships the weights this training made in `anatomy/data/dates_transformer/` (so a
-# `pip install` has them too): the homework (notebook 08), notebooks 11 and the tests load those
+# `pip install` has them too): the homework (notebook 08), notebook 11 and the tests load those
 # instead of training again. Your run saves into a temporary folder, so it never replaces them;
 # a maintainer who changes this training runs `make retrain` to replace the shipped weights.
 

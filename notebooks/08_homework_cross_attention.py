@@ -100,7 +100,7 @@
 # ---
 
 # %% [markdown]
-# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/transformer-anatomy/transformer-anatomy/blob/main/notebooks/08_homework_cross_attention.ipynb)
+# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/transformer-anatomy/transformer-anatomy/blob/main/notebooks/08_homework_cross_attention.ipynb) · [한국어판](ko/08_homework_cross_attention.ipynb)
 # # 08 · Homework: encoder-decoder (cross) attention
 #
 # You will write cross-attention yourself, in five steps, and finish by putting your layer inside

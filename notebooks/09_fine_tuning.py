@@ -14,7 +14,7 @@
 # ---
 
 # %% [markdown]
-# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/transformer-anatomy/transformer-anatomy/blob/main/notebooks/09_fine_tuning.ipynb)
+# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/transformer-anatomy/transformer-anatomy/blob/main/notebooks/09_fine_tuning.ipynb) · [한국어판](ko/09_fine_tuning.ipynb)
 # # 09 · Fine-tuning our BERT for sentiment
 #
 # Notebook 05 rebuilt BERT's encoder and put a classification head on it, but nothing was trained.
@@ -494,7 +494,7 @@ print("'I like you' and 'I hate you' become the very same token ids")
 # - 같은 구조라도 무작위 초기화에서 시작하면 문장 2,400개로는 거의 배우지 못하고 우연 수준(50 %)에 머문다.
 # - 동결된 인코더 위의 선형 프로브는 우연 수준보다 훨씬 높다. 이 모델은 평균 풀링으로 학습되었으므로 토큰 벡터의 평균을 읽는 프로브가 [CLS] 벡터를 읽는 프로브보다 다섯 번의 추출 모두에서 높다.
 # - 모든 가중치를 조정하는 미세 조정은 더 나은 프로브보다도 높고, 그 차이는 테스트 세트의 95 % 구간보다 크다.
-# - 우리 분류기는 Hugging Face의 BertForSequenceClassification과 손실·기울기가 1e-5 이내로 같다.
+# - 우리 분류기는 Hugging Face의 BertForSequenceClassification과 손실·그래디언트가 1e-5 이내로 같다.
 # - 영어 어휘로는 한국어를 자모 단위로만 읽으므로, 한국어에는 KcBERT 같은 한국어 모델이 필요하다.
 #
 # ## References

@@ -84,7 +84,7 @@
 # ---
 
 # %% [markdown]
-# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/transformer-anatomy/transformer-anatomy/blob/main/notebooks/10_homework_sentiment.ipynb)
+# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/transformer-anatomy/transformer-anatomy/blob/main/notebooks/10_homework_sentiment.ipynb) · [한국어판](ko/10_homework_sentiment.ipynb)
 # # 10 · Homework 2: fine-tuning BERT for sentiment
 #
 # You will turn the pre-trained encoder of notebook 05 into a sentiment classifier, as in notebook

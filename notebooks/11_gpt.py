@@ -14,7 +14,7 @@
 # ---
 
 # %% [markdown]
-# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/transformer-anatomy/transformer-anatomy/blob/main/notebooks/11_gpt.ipynb)
+# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/transformer-anatomy/transformer-anatomy/blob/main/notebooks/11_gpt.ipynb) · [한국어판](ko/11_gpt.ipynb)
 # # 11 · A GPT from the pieces we already have
 #
 # The Transformer family has three branches: encoder-only (BERT, notebooks 05 and 09–10),
@@ -126,8 +126,9 @@ ours = gpt_from_gpt2(gpt2)
 print("our q_proj weight:  ", tuple(ours.layers[0].self_attn.q_proj.weight.shape), "= (D, D), nn.Linear")
 
 # %% [markdown]
-# A padded batch: row 1 is left-padded, row 2 right-padded. We compare the logits at the real tokens
-# (padding positions are never read), then generate 30 tokens greedily with both models.
+# A padded batch of three rows: the second (index 1) is left-padded, the third (index 2) right-padded.
+# We compare the logits at the real tokens (padding positions are never read), then generate 30 tokens
+# greedily with both models.
 
 # %%
 prompts = torch.randint(1, 50, (3, 10))

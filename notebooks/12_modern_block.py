@@ -14,7 +14,7 @@
 # ---
 
 # %% [markdown]
-# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/transformer-anatomy/transformer-anatomy/blob/main/notebooks/12_modern_block.ipynb)
+# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/transformer-anatomy/transformer-anatomy/blob/main/notebooks/12_modern_block.ipynb) · [한국어판](ko/12_modern_block.ipynb)
 # # 12 · From the 2017 block to the modern one
 #
 # Notebook 11's GPT is GPT-2's block: learned positions, LayerNorm, a GELU MLP, one key and value per
@@ -280,9 +280,9 @@ print("GPT's biases, layer 0:", [name.removeprefix("layers.0.") for name in bias
 #
 # ## 핵심 요약
 # - RoPE는 02의 회전 성질을 q와 k에 직접 적용해, 어텐션 점수가 두 위치의 거리(m − n)에만 의존하게 한다.
-# - RMSNorm은 평균 빼기와 편향이 없는 LayerNorm이고, SwiGLU는 게이트가 있는 MLP로 폭을 8D/3로 줄여 파라미터 수를 맞춘다.
+# - RMSNorm은 평균 빼기와 편향이 없는 LayerNorm이고, SwiGLU는 게이트가 있는 MLP로 폭을 8D/3로 줄여 매개변수 수를 맞춘다.
 # - 그룹 쿼리 어텐션은 키-값 헤드를 여러 쿼리 헤드가 공유하게 하여 KV 캐시를 H/Hkv분의 1로 줄인다.
-# - LLaMA는 RoPE, RMSNorm, SwiGLU를 도입했지만 모든 크기에서 멀티 헤드 어텐션을 유지했다. Llama 계열에서 GQA는 Llama 2의 34B/70B 모델에 처음 쓰였고, Llama 3에서는 모든 크기에 쓰였다. Mistral은 여기에 슬라이딩 윈도우 어텐션을 더했다.
+# - LLaMA는 RoPE, RMSNorm, SwiGLU를 도입했지만 모든 크기에서 멀티헤드 어텐션을 유지했다. Llama 계열에서 GQA는 Llama 2의 34B/70B 모델에 처음 쓰였고, Llama 3에서는 모든 크기에 쓰였다. Mistral은 여기에 슬라이딩 윈도우 어텐션을 더했다.
 # - LLaMA는 LM 헤드를 임베딩과 공유하지 않고, 모든 편향을 없앴다.
 # - 이 부품들로 만든 모델이 HF Llama와 로짓 1e-5 이내로 일치하고, 같은 KV 캐시로 같은 텍스트를 생성한다.
 #

@@ -9,6 +9,7 @@ import pytest
 from test_notebooks import cells
 
 from tools import repository
+from tools.korean_build import build
 
 ROOT = repository.ROOT
 ADDRESS = repository.address()
@@ -21,10 +22,11 @@ def first_cell(path):
     return cells(path)[0].source
 
 
-@pytest.mark.parametrize("folder", ["notebooks", "instructor"])
+@pytest.mark.parametrize("folder", ["notebooks", "instructor", "notebooks/ko"])
 def test_every_notebook_opens_with_the_badge_of_the_address(folder):
     for path in sorted((ROOT / folder).glob("[0-9][0-9]_*.ipynb")):
-        assert first_cell(path).startswith(repository.colab_badge(ADDRESS, path.name)), (
+        in_notebooks = path.relative_to(ROOT / "notebooks").as_posix() if folder == "notebooks/ko" else path.name
+        assert first_cell(path).startswith(repository.colab_badge(ADDRESS, in_notebooks)), (
             f"{folder}/{path.name}: expected its first cell to start with the Colab badge of {ADDRESS}; "
             "run `make repository URL=...` rather than editing badges by hand")
 
@@ -34,6 +36,7 @@ def test_every_file_written_from_the_address_names_only_it():
         named = set(SELF_REFERENCE.findall(path.read_text(encoding="utf-8")))
         assert named <= {repository.slug(ADDRESS)}, f"{path.relative_to(ROOT)} names {named - {repository.slug(ADDRESS)}}"
     assert ADDRESS in (ROOT / "README.md").read_text(encoding="utf-8")
+    assert ADDRESS in (ROOT / "README.ko.md").read_text(encoding="utf-8")
     assert f"git+{ADDRESS}" in (ROOT / "instructor" / "assign.py").read_text(encoding="utf-8")
     for path in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.py")):
         assert f'"git", "clone", "-q", "{ADDRESS}"' in path.read_text(encoding="utf-8"), path.name
@@ -43,7 +46,7 @@ def test_every_file_written_from_the_address_names_only_it():
 def copy_of_the_series(tmp_path):
     for folder in ("notebooks", "instructor"):
         shutil.copytree(ROOT / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__"))
-    for name in ("README.md", "pyproject.toml"):
+    for name in ("README.md", "README.ko.md", "pyproject.toml"):
         shutil.copy(ROOT / name, tmp_path / name)
     return tmp_path
 
@@ -59,6 +62,11 @@ def test_set_address_rewrites_every_place_and_nothing_else(copy_of_the_series):
         assert path.read_text(encoding="utf-8") == expected, path.name
     assert first_cell(root / "notebooks" / "03_attention.ipynb").startswith(
         repository.colab_badge(new, "03_attention.ipynb"))
+    korean = sorted((root / "notebooks").glob("*.ko.md"))
+    assert korean and {path.parent.name for path in changed} >= {"notebooks", "ko", "instructor"}
+    for path in korean:  # the Korean edition built from the rewritten files is the rewritten Korean edition
+        english = path.with_name(path.name.replace(".ko.md", ".ipynb"))
+        assert build(english) == (path.parent / "ko" / english.name).read_text(encoding="utf-8"), english.name
 
 
 @pytest.mark.parametrize("bad", ["github.com/owner/name", "https://gitlab.com/owner/name",

@@ -1,7 +1,8 @@
 """Where the series is published, kept in one place: `Repository` under `[project.urls]` in pyproject.toml.
 
 Every notebook's Open in Colab badge, the clone in every setup cell, the autograder's install line
-(instructor/assign.py) and the README are written from it. A course that publishes its own copy runs
+(instructor/assign.py) and the README are written from it, and so are the Korean edition's texts
+(notebooks/NN_x.ko.md), its built notebooks (notebooks/ko/) and README.ko.md. A course that publishes its own copy runs
 
     make repository URL=https://github.com/<owner>/<name>
 
@@ -23,9 +24,10 @@ PLACES = r"(?<=github\.com/)|(?<=colab\.research\.google\.com/github/)"
 
 def written_from_it(root: Path = ROOT) -> list[Path]:
     """The files that carry the address."""
-    notebooks = [path for folder in ("notebooks", "instructor") for suffix in ("py", "ipynb")
+    notebooks = [path for folder in ("notebooks", "instructor", "notebooks/ko") for suffix in ("py", "ipynb", "ko.md")
                  for path in sorted((root / folder).glob(f"[0-9][0-9]_*.{suffix}"))]
-    return notebooks + [root / "instructor" / "assign.py", root / "README.md"]
+    readmes = [path for path in (root / "README.md", root / "README.ko.md") if path.exists()]
+    return notebooks + [root / "instructor" / "assign.py"] + readmes
 
 
 def address(root: Path = ROOT) -> str:
