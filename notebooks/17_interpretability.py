@@ -14,7 +14,7 @@
 # ---
 
 # %% [markdown]
-# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/transformer-anatomy/transformer-anatomy/blob/main/notebooks/17_interpretability.ipynb)
+# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/transformer-anatomy/transformer-anatomy/blob/main/notebooks/17_interpretability.ipynb) · [한국어판](ko/17_interpretability.ipynb)
 # # 17 · Anatomy of a trained model: what the parts *do*
 #
 # Every notebook so far has drawn attention weights. A heat-map shows where a head looks; it does not
