@@ -15,7 +15,7 @@ export HF_HUB_DISABLE_PROGRESS_BARS := 1
 export TOKENIZERS_PARALLELISM := false
 export PYTHONWARNINGS := ignore::DeprecationWarning
 
-.PHONY: install reviews korean-corpus gpt2-vocab pretrain lab notebook7 test test-portable test-latest notebooks retrain sync bench bench-images \
+.PHONY: install reviews korean-corpus gpt2-vocab pretrain char-gpt lab notebook7 test test-portable test-latest notebooks retrain sync bench bench-images \
 	bench-homework homework grade lock repository korean clean
 
 install: $(STAMP) $(VENDOR)/.installed reviews korean-corpus gpt2-vocab

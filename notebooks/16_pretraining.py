@@ -32,7 +32,7 @@
 #    `BertForMaskedLM`'s logits and loss.
 # 3. Say which parts of a checkpoint MiniLM ships, and what a missing head means.
 # 4. Pre-train a small encoder on text that installs offline, and read its loss against a unigram baseline.
-# 5. Measure, with seeds and intervals, whether pre-training helps fine-tuning, and how the gain grows
+# 5. Measure, with seeds and intervals, whether pre-training helps fine-tuning, and how the gap moves
 #    with the amount of pre-training.
 
 # %%
@@ -358,7 +358,7 @@ for text in blanks:
 # Before, the guesses are arbitrary tokens from anywhere in the vocabulary: byte fragments, Korean in an
 # English sentence. After, they are the commonest tokens *of the right kind*: English function words
 # (" the", " is", " a") in English sentences, Korean particles (의, 에, 이) in the Korean one. That is
-# what 5.7 nats means: clearly better than word frequencies alone, far from knowing which word fits. A
+# what a training loss of 5.7 nats means: clearly better than word frequencies alone, far from knowing which word fits. A
 # model of a million parameters that has read half a million tokens has learnt which language it is in
 # and what is frequent where, not meaning. Still, it gives the true answers more probability than before:
 
@@ -385,7 +385,7 @@ assert sum(after) > sum(before) + 5
 #
 # Same recipe for both (AdamW, learning rate 5e-4, 2 epochs, batches of 32), same seeds (a seed fixes the
 # classifier head's initial weights and the batch order, so with one seed the two arms differ *only* in
-# the encoder's weights), five seeds each, accuracy on the 1,007 test sentences. We do it twice: with all
+# the encoder's weights), five seeds each, accuracy on the 1,008 test sentences. We do it twice: with all
 # 8,057 labelled training sentences, and with only the first 2,000 of them (a quarter; the same two
 # epochs, so also a quarter of the steps). Forty fine-tuning runs take about seven minutes, so
 # `make pretrain` ran them and committed the results (`fine_tuning_comparison.json`); we read them, then
@@ -445,7 +445,7 @@ assert abs(live_accuracy - committed) < 0.02, (live_accuracy, committed)
 #   amount of pre-training (−0.2, +1.3, +5.7), but with five seeds its interval (± 7.7) still includes 0.
 #
 # Why so little, when 09's MiniLM beat random weights by 30 points? Scale. MiniLM's teacher read billions
-# of words; ours read half a million tokens, nearly half of them the very review sentences it is then
+# of words; ours read half a million tokens, most of them from the very review sentences it is then
 # fine-tuned on, so the labels themselves carry most of what it learnt about them. With 8,057 labelled
 # sentences and 500 steps, a small model learns from scratch what matters for this task (which words are
 # positive) and pre-training's head start is used up; its weights, shaped for filling blanks, even start

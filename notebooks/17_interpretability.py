@@ -99,8 +99,8 @@ print(len(names), "hook points in the dates translator, e.g.", names[:2], names[
 anatomy.show_source(Hooks._post_hook)
 
 # %% [markdown]
-# **Checked against a reference.** The issue asked for TransformerLens's `HookedTransformer` as the
-# reference. Its current release (4.3.0) installs, but no longer has `HookedTransformer` (importing it
+# **Checked against a reference.** Interpretability courses check hooks with TransformerLens's
+# `HookedTransformer` (Nanda and Bloom). Its current release (4.3.0) installs, but no longer has `HookedTransformer` (importing it
 # raises "removed in TransformerLens 4.0"; its successor boots models by their hub name), and it needs 25
 # packages this series does not otherwise install (`datasets`, `pyarrow`, `wandb`, `accelerate`, seven of
 # OpenTelemetry's, …). So the
@@ -142,7 +142,7 @@ print(f"all {len(cache)} activations equal Hugging Face's (within 1e-5), e.g. bl
 # ## 2. Induction heads, watched as they form
 # An **induction head** completes patterns: having seen "… A B … A", it predicts B. Olsson et al. (2022)
 # argue that such heads do most of a language model's **in-context learning**, and that they appear
-# suddenly during training, in a **phase change** visible as a bump in the loss. The mechanism needs two
+# suddenly during training, in a **phase change** visible as a sudden drop in the loss. The mechanism needs two
 # layers (Elhage et al. 2021):
 # - a **previous-token head** in layer 0 writes, at each position, "the token before me was A";
 # - an **induction head** in layer 1, at the current A, looks for the position whose previous token was A
@@ -272,7 +272,7 @@ assert gains[labels[4]] < 0.5 * gain  # without the previous-token heads, the in
 # Removing the induction heads of layer 1 takes the whole gain away, with zeros or with means; removing
 # another head barely touches it. Two more lessons hide in the table. One head alone is rarely needed:
 # this model grew several induction heads and more than one previous-token head, and the others make up
-# for the one removed (Wang et al. 2022 found such "backup heads" in GPT-2). And removing the
+# for the one removed (Wang et al. 2023 found such "backup heads" in GPT-2). And removing the
 # previous-token heads of layer 0 costs most of the gain, although they never look at the repeat: the
 # induction heads need their output to build their keys. This is the two-layer circuit, proved by intervention.
 
@@ -307,8 +307,8 @@ assert (ranks[-1] == 0).float().mean() > 0.5 and right[0].mean() < 0.01 < right[
 # %% [markdown]
 # Each row is the next-character guess read at one depth, under the text it tries to predict. Row 0
 # surprises at first: read through the unembedding, the embedding alone "predicts" the character it
-# already is. The LM head is tied to the embedding (notebook 11), and a vector's dot product is largest
-# with itself, so Wᴇ Wᴇᵀ favours its diagonal; the layers must move the stream away from "me" towards
+# already is. The LM head is tied to the embedding (notebook 11), and an embedding row usually has its
+# largest dot product with itself (when the rows have similar lengths), so Wᴇ Wᴇᵀ favours its diagonal; the layers must move the stream away from "me" towards
 # "what comes after me". In this two-layer model layer 1 does most of that, and layer 2 sharpens it
 # (in GPT-2, nostalgebraist saw the guess form over many layers). The probability of the right
 # character, layer by layer:
