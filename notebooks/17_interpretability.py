@@ -273,8 +273,8 @@ assert gains[labels[4]] < 0.5 * gain  # without the previous-token heads, the in
 # another head barely touches it. Two more lessons hide in the table. One head alone is rarely needed:
 # this model grew several induction heads and more than one previous-token head, and the others make up
 # for the one removed (Wang et al. 2023 found such "backup heads" in GPT-2). And removing the
-# previous-token heads of layer 0 costs most of the gain, although they never look at the repeat: the
-# induction heads need their output to build their keys. This is the two-layer circuit, proved by intervention.
+# previous-token heads of layer 0 costs most of the gain, although they only look one token back, never
+# at the earlier copy: the induction heads need their output to build their keys. This is the two-layer circuit, proved by intervention.
 
 # %% [markdown]
 # ## 3. The logit lens
