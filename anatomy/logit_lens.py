@@ -56,9 +56,9 @@ def save_char_gpt(model: GPT, corpus: CharCorpus, folder: str | Path = CHAR_GPT_
 
 
 def load_char_gpt(folder: str | Path = CHAR_GPT_DIR) -> tuple[GPT, CharCorpus]:
-    """Notebook 11's character GPT, trained by `make interpretability-models` with 11's recipe, and its
+    """Notebook 11's character GPT, trained by `make char-gpt` with 11's recipe, and its
     vocabulary (a CharCorpus without text: encode and decode work)."""
-    hint = "run `make interpretability-models` to train and save it again"
+    hint = "run `make char-gpt` to train and save it again"
     model = GPT(read_config(GPTConfig, folder, hint))
     load_weights_file(model, folder, hint)
     characters = (Path(folder) / "characters.txt").read_text(encoding="utf-8")
