@@ -133,9 +133,9 @@ def command(driver, name: str, args: dict | None = None) -> None:
     driver.execute_script("window.jupyterapp.commands.execute(arguments[0], arguments[1]);", name, args or {})
 
 
-def wait_for_app(driver, notebook: str) -> None:
+def wait_for_app(driver, notebook: str, timeout: float = 90) -> None:
     """Wait until `notebook` is the current tab, shown, with an idle kernel."""
-    WebDriverWait(driver, 90, 0.25).until(lambda d: d.execute_script(
+    WebDriverWait(driver, timeout, 0.25).until(lambda d: d.execute_script(
         "const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
         "return !!(w && w.context && w.context.path === arguments[0] && w.content.widgets.length &&"
         " w.sessionContext.session && w.sessionContext.session.kernel &&"
@@ -208,7 +208,7 @@ def test_views_say_run_the_cell_then_draw_after_trust_run_all_reload_and_reopen(
     command(browser, "notebook:run-all-cells")
     print(f"{name} after Run All: {views_drawn(browser, views, timeout)}")
     shoot(browser, f"{front_end}_{notebook[:2]}_run_all")
-    wait_for_app(browser, notebook)
+    wait_for_app(browser, notebook, timeout)  # 07's cells after its view train a second translator
     command(browser, "docmanager:save")
     WebDriverWait(browser, 30, 0.25).until(lambda d: d.execute_script(
         "return !document.querySelector('.jp-mod-dirty');"))
