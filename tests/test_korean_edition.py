@@ -15,7 +15,8 @@ from test_korean import ENTRY_OF, TERMS, has_final_bieup, glossary_rows
 from test_notebooks import HANGUL, section
 
 from tools import repository
-from tools.korean import Entry, cell_source, english_hash, parse, render, skeleton, translation_path
+from tools.korean import (Entry, cell_source, english_hash, markdown_cells, parse, render, skeleton,
+                          translation_path)
 from tools.korean_build import ROOT, build, english_notebooks, first_line, korean_path, problems, retranslated
 
 NOTEBOOKS = english_notebooks()
@@ -42,8 +43,7 @@ def korean(path) -> dict:
 
 
 def korean_markdown(path) -> list[tuple[int, str]]:
-    return [(index, cell_source(cell)) for index, cell in enumerate(korean(path)["cells"])
-            if cell["cell_type"] == "markdown"]
+    return markdown_cells(korean(path))
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
@@ -145,7 +145,7 @@ def test_korean_is_haerache_and_avoids_the_ruled_out_phrases(path):
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
 def test_glossary_headings_and_twin_links(path):
     text = "\n".join(text for _, text in korean_markdown(path))
-    english_text = "\n".join(cell_source(c) for c in english(path)["cells"] if c["cell_type"] == "markdown")
+    english_text = "\n".join(source for _, source in markdown_cells(english(path)))
     rows = glossary_rows(text)
     assert rows == glossary_rows(english_text), f"ko/{path.name}: the glossary must keep the English rows as they are"
     wrong = [(en, ko) for en, ko in rows if not ko.startswith(ENTRY_OF.get(en, {}).get("ko", "\0"))]

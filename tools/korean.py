@@ -50,9 +50,10 @@ def cell_source(cell: dict) -> str:
     return source if isinstance(source, str) else "".join(source)
 
 
-def markdown_sources(notebook: Path) -> list[str]:
-    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
-    return [cell_source(cell) for cell in cells if cell["cell_type"] == "markdown"]
+def markdown_cells(notebook: dict) -> list[tuple[int, str]]:
+    """(index among all cells, source) of each markdown cell."""
+    return [(index, cell_source(cell)) for index, cell in enumerate(notebook["cells"])
+            if cell["cell_type"] == "markdown"]
 
 
 def translation_path(notebook: Path) -> Path:
@@ -93,7 +94,7 @@ def skeleton(notebook: Path) -> Path:
     is kept as it is, even a stale one (its Korean stays for you to update; `check` names it); a new cell gets
     its English text as the placeholder; an entry whose cell is gone is dropped."""
     path = translation_path(notebook)
-    sources = markdown_sources(notebook)
+    sources = [source for _, source in markdown_cells(json.loads(notebook.read_text(encoding="utf-8")))]
     paired, _ = align(parse(path.read_text(encoding="utf-8")) if path.exists() else [], sources)
     entries = [paired.get(number) or Entry(english_hash(source), source) for number, source in enumerate(sources)]
     path.write_text(render(entries), encoding="utf-8")

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import nbformat
 
-from tools.korean import align, cell_source, english_hash, parse, render, translation_path
+from tools.korean import align, english_hash, markdown_cells, parse, render, translation_path
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
@@ -54,12 +54,6 @@ def rewrite_target(target: str) -> str:
 def rewrite_links(text: str) -> str:
     text = TARGET.sub(lambda match: match.group(1) + rewrite_target(match.group(2)), text)
     return COLAB.sub(r"\1ko/", text)
-
-
-def markdown_cells(notebook: dict) -> list[tuple[int, str]]:
-    """(index among all cells, source) of each markdown cell."""
-    return [(index, cell_source(cell)) for index, cell in enumerate(notebook["cells"])
-            if cell["cell_type"] == "markdown"]
 
 
 def first_line(source: str) -> str:
