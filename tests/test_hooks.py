@@ -4,7 +4,8 @@ TransformerLens 4.3.0 was tried first: it no longer has HookedTransformer and ne
 import pytest
 import torch
 import transformers
-from transformers import GPT2Config, GPT2LMHeadModel, LlamaConfig, LlamaForCausalLM
+from test_gpt import hf_gpt2
+from transformers import LlamaConfig, LlamaForCausalLM
 
 from anatomy.dates import CharVocabulary
 from anatomy.dates_translator import dates_config
@@ -16,11 +17,9 @@ from anatomy.transformer import Transformer
 transformers.logging.set_verbosity_error()
 
 
-def tiny_gpt2():
-    torch.manual_seed(0)
-    config = GPT2Config(n_embd=32, n_head=4, n_layer=3, n_positions=16, vocab_size=50, initializer_range=0.2,
-                        attn_implementation="eager")
-    hf = GPT2LMHeadModel(config).eval()
+def tiny_gpt2(layers=3):
+    """A tiny random HF GPT-2 (test_gpt.hf_gpt2, with weights large enough to move activations) and ours."""
+    hf = hf_gpt2(layers=layers, positions=16, std=0.2)
     return hf, gpt_from_gpt2(hf)
 
 

@@ -3,9 +3,8 @@ its own ln_f and lm_head); the last row is the model's output; the shipped chara
 import pytest
 import torch
 import transformers
-from transformers import GPT2Config, GPT2LMHeadModel
+from test_hooks import tiny_gpt2
 
-from anatomy.gpt2_weights import gpt_from_gpt2
 from anatomy.logit_lens import CHAR_GPT_DIR, lens_ranks, load_char_gpt, logit_lens
 from anatomy.transformer import Transformer, TransformerConfig
 
@@ -13,10 +12,7 @@ transformers.logging.set_verbosity_error()
 
 
 def test_the_logit_lens_equals_hugging_faces_hidden_states_through_ln_f_and_lm_head():
-    torch.manual_seed(0)
-    hf = GPT2LMHeadModel(GPT2Config(n_embd=32, n_head=4, n_layer=3, n_positions=16, vocab_size=50,
-                                    initializer_range=0.2, attn_implementation="eager")).eval()
-    ours = gpt_from_gpt2(hf)
+    hf, ours = tiny_gpt2()
     ids = torch.randint(0, 50, (2, 8), generator=torch.Generator().manual_seed(1))
     with torch.no_grad():
         out = hf(ids, output_hidden_states=True)

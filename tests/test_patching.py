@@ -4,11 +4,10 @@ bad pairs and bad patches are named."""
 import pytest
 import torch
 import transformers
-from transformers import GPT2Config, GPT2LMHeadModel
+from test_hooks import tiny_gpt2
 
 from anatomy.dates import CharVocabulary, make_batch
 from anatomy.dates_translator import DATES_MODEL_DIR
-from anatomy.gpt2_weights import gpt_from_gpt2
 from anatomy.hooks import Hooks
 from anatomy.patching import logit_difference, patch, restored_fraction
 from anatomy.transformer import Transformer
@@ -17,10 +16,7 @@ transformers.logging.set_verbosity_error()
 
 
 def test_a_patching_grid_equals_the_one_made_with_hooks_on_hugging_faces_gpt2():
-    torch.manual_seed(0)
-    hf = GPT2LMHeadModel(GPT2Config(n_embd=32, n_head=4, n_layer=2, n_positions=16, vocab_size=50,
-                                    initializer_range=0.2, attn_implementation="eager")).eval()
-    ours = gpt_from_gpt2(hf)
+    hf, ours = tiny_gpt2(layers=2)
     clean = torch.tensor([[5, 9, 13, 7, 21, 3]])
     corrupted = clean.clone()
     corrupted[0, 2] = 40
