@@ -63,7 +63,7 @@ $(VENDOR)/.installed: Makefile
 # Notebook 09's movie-review ratings (Hutto & Gilbert 2014), from vaderSentiment's sdist on PyPI into
 # ~/.cache/anatomy (or $$ANATOMY_DATA); never committed. The loader also fetches them on first use (Colab).
 reviews: $(STAMP)
-	$(PY) -c "import anatomy.sentiment_data as s; s.fetch_reviews()"
+	$(PY) -c "import anatomy.corpora.sentiment_data as s; s.fetch_reviews()"
 
 # Extra options go in LAB_ARGS, e.g. make lab LAB_ARGS="--port 9999 --no-browser".
 # Jupyter refuses to run as root (containers, Colab-like images) unless told --allow-root.
@@ -192,12 +192,12 @@ clean:
 # Notebook 15's Korean text (the constitution and ten bills, Park & Cho 2014) from KoNLPy's wheel on PyPI
 # into ~/.cache/anatomy (or $$ANATOMY_DATA); never committed. The loader also fetches it on first use (Colab).
 korean-corpus: $(STAMP)
-	$(PY) -c "import anatomy.korean_corpus as k; k.fetch_korean_corpus()"
+	$(PY) -c "import anatomy.corpora.korean_corpus as k; k.fetch_korean_corpus()"
 
 # GPT-2's byte-level BPE ranks (50,257 tokens) from Whisper's source distribution on PyPI (whisper/assets/
 # gpt2.tiktoken) into the same folder; never committed. Notebook 15 loads them into our tokenizer.
 gpt2-vocab: $(STAMP)
-	$(PY) -c "import anatomy.gpt2_vocab as g; g.fetch_gpt2_ranks()"
+	$(PY) -c "import anatomy.tokenizers.gpt2_vocab as g; g.fetch_gpt2_ranks()"
 
 # Notebook 16's masked-LM pre-training (about 1.5 min on two cores) and the fine-tuning comparison from random
 # weights and from its snapshots (5 seeds each, on 8,057 and on 2,000 labels, about 7 min): the only target

@@ -38,12 +38,12 @@ class Result:
 
 def hidden_paths(extra: list[Path]) -> list[Path]:
     import anatomy.homework
-    import anatomy.sentiment_data
+    import anatomy.corpora.sentiment_data
 
     import anatomy_grading
     repo = Path(anatomy.__file__).resolve().parent.parent
     return [Path(anatomy_grading.__file__).parent, Path(anatomy.homework.__file__).parent,
-            anatomy.sentiment_data.data_dir(), repo / "instructor", repo / "build", repo / "tests", *extra]
+            anatomy.corpora.sentiment_data.data_dir(), repo / "instructor", repo / "build", repo / "tests", *extra]
 
 
 class Runner:

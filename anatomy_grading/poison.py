@@ -33,14 +33,16 @@ WORDS = {"attention": re.compile(r"attention|multi_?head", re.I), "layers": re.c
 MODULES = {"attention": ("torch.nn.functional", "torch.nn.modules.activation", "torch.nn.attention",
                          "torch.nn.attention.flex_attention", "torch._higher_order_ops.flex_attention", "transformers",
                          "anatomy"),
-           "layers": ("torch.nn.modules.transformer", "anatomy.decoder"), "plain": ("anatomy.sentiment_data",)}
+           "layers": ("torch.nn.modules.transformer", "anatomy.models.decoder"),
+           "plain": ("anatomy.corpora.sentiment_data",)}
 EXTRA = {"attention": {"AdaptiveSpan", "ProductKeyMemory", "product_key_top_k"}, "plain": set(),
          "layers": {"torch.nn.modules.transformer.TransformerDecoder", "torch.nn.modules.transformer.Transformer"}}
 KIND = {"attention": "this question asks you to write the attention yourself",
         "layers": "this question asks for your own decoder layer",
         "plain": "the grader has no review data: train on the batches you are handed"}
 SHORT = {"torch.nn.modules.activation.": "nn.", "torch.nn.functional.": "F.", "torch.nn.modules.transformer.": "nn.",
-         "anatomy.decoder.": "anatomy.", "anatomy.multihead.": "anatomy.", "anatomy.attention.": "anatomy."}
+         "anatomy.models.decoder.": "anatomy.", "anatomy.layers.multihead.": "anatomy.",
+         "anatomy.layers.attention.": "anatomy."}
 KIND_OF: dict[str, str] = {}  # label -> the reason a refusal gives
 
 

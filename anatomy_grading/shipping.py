@@ -16,7 +16,7 @@ from typing import Any, Callable
 import torch
 from torch import nn
 
-TO_CHILD = ("anatomy.encoder.TransformerEncoder", "anatomy.transformer.Transformer",
+TO_CHILD = ("anatomy.models.encoder.TransformerEncoder", "anatomy.models.transformer.Transformer",
             "anatomy.homework.cross_attention.substitutes.KnownGoodCrossAttention")
 TO_PARENT = ("torch.nn.modules.linear.Linear",)
 SUBSTITUTES = ("anatomy.homework.cross_attention.substitutes", "anatomy.homework.sentiment.substitutes")

@@ -26,9 +26,10 @@ from safetensors.torch import save as save_tensors
 MAGIC = b"AGW1"
 HEADER = struct.Struct(">4sQQ")
 MAX_JSON, MAX_BLOB, MAX_DEPTH = 16 << 20, 768 << 20, 40
-ALLOWED_DATA = ("anatomy.sentiment_batches.SentimentBatch", "anatomy.encoder.EncoderOutput", "anatomy.decoder.DecoderOutput",
-                "anatomy.transformer.Seq2SeqOutput", "anatomy.training.TrainingRun",
-                "anatomy.transformer_config.TransformerConfig")
+ALLOWED_DATA = ("anatomy.tasks.sentiment_batches.SentimentBatch", "anatomy.models.encoder.EncoderOutput",
+                "anatomy.models.decoder.DecoderOutput", "anatomy.models.transformer.Seq2SeqOutput",
+                "anatomy.tasks.training.TrainingRun",
+                "anatomy.models.transformer_config.TransformerConfig")
 
 
 class WireError(ValueError):

@@ -15,7 +15,7 @@ import torch
 from torch import nn
 
 import anatomy
-from anatomy.torch_reference import copy_attention
+from anatomy.weights.torch_reference import copy_attention
 
 
 def paired_ratio(ours, reference, repeats: int = 15) -> tuple[float, float, float]:
@@ -72,7 +72,7 @@ BENCHMARKS = {
 
 
 def main() -> None:
-    anatomy.notebook.quiet_libraries()
+    anatomy.display.notebook.quiet_libraries()
     torch.manual_seed(0)
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, device cpu, inference mode\n")
     print(f"{'benchmark':<58}{'ours ms':>9}{'ref ms':>9}{'ratio':>8}  goal")

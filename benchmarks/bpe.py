@@ -17,10 +17,10 @@ from itertools import cycle
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 from anatomy import stdlib_sentences  # noqa: E402
-from anatomy.bpe import ByteLevelBPE  # noqa: E402
-from anatomy.bpe_reference import hf_merges, train_hf_byte_level_bpe  # noqa: E402
-from anatomy.korean_corpus import korean_lines  # noqa: E402
-from anatomy.sentiment_data import read_rated_sentences, reviews_path  # noqa: E402
+from anatomy.tokenizers.bpe import ByteLevelBPE  # noqa: E402
+from anatomy.tokenizers.bpe_reference import hf_merges, train_hf_byte_level_bpe  # noqa: E402
+from anatomy.corpora.korean_corpus import korean_lines  # noqa: E402
+from anatomy.corpora.sentiment_data import read_rated_sentences, reviews_path  # noqa: E402
 
 SHARES = {"docstrings": 400_000, "reviews": 400_000, "korean": 200_000}  # bytes of UTF-8
 VOCAB_SIZES = (1_000, 5_000, 10_000, 30_000)

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import torch
 
-from anatomy import docstring_lm
-from anatomy.gpt import GPT, GPTConfig
-from anatomy.text_generation import generate
+from anatomy.tasks import docstring_lm
+from anatomy.models.gpt import GPT, GPTConfig
+from anatomy.generation.text_generation import generate
 from bench import paired_ratio  # the same alternating timer as P1-P3
 
 

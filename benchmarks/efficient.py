@@ -14,9 +14,9 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from anatomy.attention import scaled_dot_product_attention
-from anatomy.product_keys import all_product_keys, product_key_top_k
-from anatomy.tiled_attention import tiled_attention
+from anatomy.layers.attention import scaled_dot_product_attention
+from anatomy.efficient.product_keys import all_product_keys, product_key_top_k
+from anatomy.efficient.tiled_attention import tiled_attention
 from bench import paired_ratio
 from growth import cpu_peak_bytes
 

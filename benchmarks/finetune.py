@@ -15,9 +15,9 @@ import torch
 from transformers import AutoTokenizer
 
 import anatomy
-from anatomy.linear_probe import sentence_vectors, train_probe
-from anatomy.sentiment import FineTuningRecipe, accuracy, fine_tune
-from anatomy.sentiment_data import load_reviews
+from anatomy.tasks.linear_probe import sentence_vectors, train_probe
+from anatomy.tasks.sentiment import FineTuningRecipe, accuracy, fine_tune
+from anatomy.corpora.sentiment_data import load_reviews
 
 
 def main() -> None:

@@ -25,7 +25,7 @@ import torch
 import torch.nn.functional as F
 from torch.profiler import ProfilerActivity, profile
 
-from anatomy.attention import scaled_dot_product_attention
+from anatomy.layers.attention import scaled_dot_product_attention
 from bench import paired_ratio  # the same alternating timer as P1-P3
 
 matplotlib.use("Agg")

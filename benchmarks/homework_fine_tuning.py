@@ -44,9 +44,9 @@ def one_run(job: tuple) -> str:
     from torch import nn
 
     torch.set_num_threads(1)
-    from anatomy.encoder import TransformerEncoder
+    from anatomy.models.encoder import TransformerEncoder
     from anatomy.homework.sentiment import data, diagnosis, run_checks
-    from anatomy.training import train
+    from anatomy.tasks.training import train
 
     reduction = "sum" if mode == "sum" else "mean"
 

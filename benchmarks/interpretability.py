@@ -13,9 +13,9 @@ import copy
 
 import torch
 
-from anatomy import induction
-from anatomy.hooks import Hooks, hook_names
-from anatomy.logit_lens import load_char_gpt
+from anatomy.interpret import induction
+from anatomy.interpret.hooks import Hooks, hook_names
+from anatomy.interpret.logit_lens import load_char_gpt
 from bench import paired_ratio  # the same alternating timer as P1-P3
 
 

@@ -15,11 +15,11 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository root: tools/ is maintainer tooling
 
-from anatomy.bpe import ByteLevelBPE
-from anatomy.masked_lm import TransformerForMaskedLM
-from anatomy.pretraining import PRETRAINED_DIR, SentenceTokenizer
-from anatomy.pretraining_payoff import RECIPE, fine_tuned_accuracy
-from anatomy.sentiment_data import load_reviews
+from anatomy.tokenizers.bpe import ByteLevelBPE
+from anatomy.models.masked_lm import TransformerForMaskedLM
+from anatomy.tasks.mlm_pretraining import PRETRAINED_DIR, SentenceTokenizer
+from anatomy.tasks.pretraining_payoff import RECIPE, fine_tuned_accuracy
+from anatomy.corpora.sentiment_data import load_reviews
 from tools import pretrain as pretraining_run  # noqa: E402
 
 

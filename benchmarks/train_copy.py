@@ -20,8 +20,8 @@ import torch
 from torch import nn
 
 import anatomy
-from anatomy.copy_task import (MODEL_NAMES, TRAINING_STEPS, accuracy_by_length, build_model, build_rnn,
-                               copy_vocabulary, train_copy)
+from anatomy.tasks.copy_task import (MODEL_NAMES, TRAINING_STEPS, accuracy_by_length, build_model, build_rnn,
+                                     copy_vocabulary, train_copy)
 from bench import paired_ratio
 
 LENGTHS = [5, 10, 15, 20, 30, 40, 50, 60]

@@ -9,8 +9,8 @@ from __future__ import annotations
 import torch
 
 import anatomy
-from anatomy.dates import CharVocabulary, date_pairs
-from anatomy.dates_translator import dates_config, exact_match, train_dates
+from anatomy.tasks.dates import CharVocabulary, date_pairs
+from anatomy.tasks.dates_translator import dates_config, exact_match, train_dates
 
 STEPS = 600  # as in notebooks/07_training.py, which also uses train_dates()'s default recipe
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import torch
 
 import anatomy
-from anatomy.digits import accuracy, load_digits_split, pixel_mlp, train_digits
-from anatomy.vit import VisionTransformer, VisionTransformerConfig
+from anatomy.tasks.digits import accuracy, load_digits_split, pixel_mlp, train_digits
+from anatomy.models.vit import VisionTransformer, VisionTransformerConfig
 
 STEPS = 800  # as in notebooks/14_vision_transformer.py
 MLP_HIDDEN = 280  # about the ViT's parameter count

@@ -11,7 +11,7 @@ from pathlib import Path
 import torch
 
 import anatomy
-from anatomy import viz
+from anatomy.display import viz
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root, for tools/
 from tools.headless import render_offline  # noqa: E402

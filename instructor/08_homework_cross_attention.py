@@ -73,8 +73,8 @@ from torch import nn
 
 import otter
 
-from anatomy.dates import CharVocabulary, make_batch
-from anatomy.dates_translator import DATES_MODEL_DIR
+from anatomy.tasks.dates import CharVocabulary, make_batch
+from anatomy.tasks.dates_translator import DATES_MODEL_DIR
 from anatomy.homework import cross_attention as hw  # the checks (the grader runs the same ones)
 
 grader = otter.Notebook("08_homework_cross_attention.ipynb")
@@ -419,7 +419,7 @@ plt.show()
 #    Run the question 3 check, then make dropout stay on in eval mode. What does the check say?
 #    *Hint:* `nn.Dropout` is active only while `self.training` is True; `.eval()` switches it off.
 # 2. Cache `k_proj(memory)` and `v_proj(memory)` once per source sentence in greedy decoding. How
-#    much faster does `anatomy.dates_translator.translate` get?
+#    much faster does `anatomy.tasks.dates_translator.translate` get?
 #    *Hint:* the memory does not change while decoding one sentence; time `translate` on 300 dates
 #    with `time.perf_counter()` before and after.
 # 3. Mask the first source character for every query and translate "Sunday, July 20, 1969" again.

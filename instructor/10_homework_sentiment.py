@@ -83,7 +83,7 @@ from transformers import AutoTokenizer
 import otter
 
 from anatomy.homework import sentiment as hw  # the checks (the grader runs the same ones)
-from anatomy.training import train
+from anatomy.tasks.training import train
 
 grader = otter.Notebook("10_homework_sentiment.ipynb")
 tokenizer = AutoTokenizer.from_pretrained(anatomy.default_model_dir())
@@ -233,7 +233,7 @@ hw.check_training_step(SentimentClassifier, seed=23, size=6, tokens=8)
 
 # %% [markdown]
 # **Question 4 · A short fine-tuning run.** Write `fine_tune_run(classifier, batches, steps)`: fine-tune
-# **every** weight (encoder and head) for `steps` steps with `anatomy.training.train` and AdamW;
+# **every** weight (encoder and head) for `steps` steps with `anatomy.tasks.training.train` and AdamW;
 # return what `train` returns. `train` calls its loss function as `loss_fn(model, batch)`, with the
 # model as the first argument, so the method `classifier.training_step` cannot be passed as it is:
 # wrap it, `lambda model, batch: model.training_step(batch)`. The budget is

@@ -62,10 +62,10 @@ import matplotlib.pyplot as plt
 import torch
 from torch import nn
 
-from anatomy.copy_task import (MAX_LENGTH, MODEL_NAMES, TRAINING_STEPS, accuracy_by_length, build_model,
-                               copy_pairs, copy_vocabulary, train_copy)
-from anatomy.dates import make_batch
-from anatomy.rnn_seq2seq import AdditiveAttention, GRUSeq2Seq
+from anatomy.tasks.copy_task import (MAX_LENGTH, MODEL_NAMES, TRAINING_STEPS, accuracy_by_length, build_model,
+                                     copy_pairs, copy_vocabulary, train_copy)
+from anatomy.tasks.dates import make_batch
+from anatomy.models.rnn_seq2seq import AdditiveAttention, GRUSeq2Seq
 
 # %% [markdown]
 # ## 1. A task where only length matters
@@ -180,7 +180,7 @@ anatomy.show_source(GRUSeq2Seq.decode)
 # ## 4. Three models, one budget
 # Each model trains for 800 steps on the same batches (32 strings each), with the same recipe:
 # Adam with a warm-up, gradient clipping, plain cross-entropy, through the series' one training loop
-# `anatomy.training.train`. The Transformer is notebook 06's, at D = 64 with 2 + 2 layers. It has
+# `anatomy.tasks.training.train`. The Transformer is notebook 06's, at D = 64 with 2 + 2 layers. It has
 # more parameters than the GRUs (printed below), but parameters are not what holds the fixed-context
 # GRU back: at width 128 (exercise 1) it has 181,949, more than the Transformer, and still gets only
 # 9% of the letters of 60-letter strings right (`make bench` C3, which trains it with this recipe).

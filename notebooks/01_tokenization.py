@@ -39,21 +39,21 @@
 # ## The map of the series
 # | notebook | piece | in `anatomy` |
 # |---|---|---|
-# | 00 before Transformers | RNN encoder-decoder, Bahdanau's attention, the copy task | `GRUSeq2Seq`, `AdditiveAttention`, `anatomy.copy_task` |
+# | 00 before Transformers | RNN encoder-decoder, Bahdanau's attention, the copy task | `GRUSeq2Seq`, `AdditiveAttention`, `anatomy.tasks.copy_task` |
 # | **01 tokenization** (here) | text → ids | `WordPieceTokenizer`, `load_pretrained` |
 # | 02 embeddings | ids → vectors, positions | `Embeddings`, `sinusoidal_positions` |
 # | 03 attention | scaled dot-product attention, masks | `scaled_dot_product_attention`, `causal_mask`, `padding_mask` |
 # | 04 multi-head attention | heads, fused projections | `MultiHeadAttention` |
 # | 05 encoder | feed-forward, layer norm, the encoder = BERT | `TransformerEncoder` |
 # | 06 decoder | causal masking, cross-attention | `TransformerDecoder`, `Transformer` |
-# | 07 training | a tiny translator trained on a CPU | `anatomy.training`, `anatomy.dates` |
+# | 07 training | a tiny translator trained on a CPU | `anatomy.tasks.training`, `anatomy.tasks.dates` |
 # | 08 homework 1 | cross-attention, written by you | `anatomy.homework.cross_attention` (its checks) |
-# | 09 fine-tuning | our BERT fine-tuned for sentiment | `anatomy.sentiment`, `anatomy.linear_probe` |
+# | 09 fine-tuning | our BERT fine-tuned for sentiment | `anatomy.tasks.sentiment`, `anatomy.tasks.linear_probe` |
 # | 10 homework 2 | fine-tuning BERT for sentiment, by you | `anatomy.homework.sentiment` (its checks) |
-# | 11 GPT | a decoder-only model, sampling, KV cache, beam search | `anatomy.gpt`, `anatomy.kv_cache`, `anatomy.sampling` |
-# | 12 modern block | RMSNorm, SwiGLU, RoPE, grouped-query attention: a Llama | `anatomy.llama`, `anatomy.rotary`, `anatomy.gqa` |
-# | 13 efficient attention | tiled attention, product keys, adaptive span, persistent memory | `anatomy.tiled_attention`, `anatomy.product_keys` |
-# | 14 vision transformer | images as sequences of patches | `anatomy.vit` |
+# | 11 GPT | a decoder-only model, sampling, KV cache, beam search | `anatomy.models.gpt`, `anatomy.layers.kv_cache`, `anatomy.generation.sampling` |
+# | 12 modern block | RMSNorm, SwiGLU, RoPE, grouped-query attention: a Llama | `anatomy.models.llama`, `anatomy.layers.rotary`, `anatomy.layers.gqa` |
+# | 13 efficient attention | tiled attention, product keys, adaptive span, persistent memory | `anatomy.tiled_attention`, `anatomy.efficient.product_keys` |
+# | 14 vision transformer | images as sequences of patches | `anatomy.models.vit` |
 #
 # ## Learning objectives
 # By the end of this notebook you can

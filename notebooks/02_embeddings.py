@@ -211,7 +211,7 @@ assert not torch.allclose(shaw_term[0], shaw_term[1])  # depends on the query's 
 torch.testing.assert_close(t5_term[0], t5_term[1])  # the same for every query
 
 # %% [markdown]
-# Notebook 12 builds RoPE into the attention of a small Llama (`anatomy.rotary`, `anatomy.llama`).
+# Notebook 12 builds RoPE into the attention of a small Llama (`anatomy.layers.rotary`, `anatomy.models.llama`).
 #
 # ## Takeaways
 # - `nn.Embedding` is a lookup table, a cheaper one-hot matrix product.

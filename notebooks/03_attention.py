@@ -60,7 +60,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from anatomy import viz
+from anatomy.display import viz
 
 # %% [markdown]
 # ## 1. Why scale by √d?
@@ -307,7 +307,7 @@ torch.testing.assert_close(output, F.scaled_dot_product_attention(x, x, x, attn_
 # In a trained model the queries and keys come from learned projections. The neuron view shows, for
 # layer 0 and head 0 of our default model, the query vector of the selected token, each key vector,
 # their element-wise product and the resulting weight. Click a token on the left. (It renders
-# offline: `anatomy.viz` serves BertViz's scripts from local copies.)
+# offline: `anatomy.display.viz` serves BertViz's scripts from local copies.)
 
 # %%
 viz.neuron_view("the cat sat", "it slept", layer=0, head=0)
@@ -370,7 +370,7 @@ viz.neuron_view("the cat sat", "it slept", layer=0, head=0)
 #   Align and Translate. *ICLR*.
 # - Vig, J. (2019). A Multiscale Visualization of Attention in the Transformer Model. *ACL* (BertViz).
 # - Zhang, A. et al. *Dive into Deep Learning*, §11 "Attention Mechanisms and Transformers" (the
-#   `show_heatmaps` idea behind `anatomy.plots`).
+#   `show_heatmaps` idea behind `anatomy.display.plots`).
 #
 # ## For the curious
 # The plotting helper refuses what it cannot draw honestly, such as a mask that is not boolean (is

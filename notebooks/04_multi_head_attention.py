@@ -63,7 +63,7 @@ import matplotlib.pyplot as plt
 import torch
 from torch import nn
 
-from anatomy import viz
+from anatomy.display import viz
 
 config = anatomy.load_config()  # the default model's: hidden_size=384, num_attention_heads=12
 tokenizer, model = anatomy.load_pretrained()

@@ -208,10 +208,10 @@ anatomy.show_source(anatomy.TransformerEncoder.forward)
 # %% [markdown]
 # ## 7. The proof: our encoder *is* BERT
 # `TransformerEncoder.from_pretrained()` copies every tensor of the pretrained checkpoint into our
-# modules with an explicit name map (`anatomy.bert_weights`), reading safetensors only:
+# modules with an explicit name map (`anatomy.weights.bert_weights`), reading safetensors only:
 
 # %%
-from anatomy.bert_weights import LAYER
+from anatomy.weights.bert_weights import LAYER
 
 for ours, theirs in LAYER.items():
     print(f"layers.i.{ours:<22} <- encoder.layer.i.{theirs}")

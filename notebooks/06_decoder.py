@@ -62,7 +62,7 @@ import matplotlib.pyplot as plt
 import torch
 from torch import nn
 
-from anatomy.torch_reference import to_torch_transformer
+from anatomy.weights.torch_reference import to_torch_transformer
 
 # %% [markdown]
 # ## 1. The causal mask
@@ -340,7 +340,7 @@ print(generated.tolist())
 # 1. Remove the causal mask from `Transformer.decode` and train notebook 07's model for 50 steps.
 #    What happens to the training loss, and to the greedy translations? Explain with section 1.
 #    *Hint:* the causal mask is built inside `Transformer.decode` (see `anatomy.show_source`); train
-#    with `anatomy.dates_translator.train_dates(model, vocab, steps=50)` and compare with the masked run.
+#    with `anatomy.tasks.dates_translator.train_dates(model, vocab, steps=50)` and compare with the masked run.
 # 2. `greedy_decode` re-runs the decoder over the whole prefix at every step. Which tensors could be
 #    cached between steps (a *KV cache*), and which could not?
 #    *Hint:* with the causal mask, do the keys and values of earlier positions change when a new

@@ -63,18 +63,18 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import torch
 
-from anatomy import viz
-from anatomy.dates import FORMATS, CharVocabulary, date_pairs, make_batch, split_dates
-from anatomy.dates_translator import (DATES_MODEL_DIR, dates_config, exact_match, train_dates, training_batches,
-                                      translate)
-from anatomy.generation import greedy_decode
-from anatomy.training import token_cross_entropy, warmup_then_decay
+from anatomy.display import viz
+from anatomy.tasks.dates import FORMATS, CharVocabulary, date_pairs, make_batch, split_dates
+from anatomy.tasks.dates_translator import (DATES_MODEL_DIR, dates_config, exact_match, train_dates, training_batches,
+                                            translate)
+from anatomy.generation.greedy import greedy_decode
+from anatomy.tasks.training import token_cross_entropy, warmup_then_decay
 
 STEPS = 600  # about 25 s on two CPU cores; `make bench` measures it
 
 # %% [markdown]
 # ## 1. The task
-# `anatomy.dates` writes any day from 1950 to 2049 in ten formats. Every pair is generated on the
+# `anatomy.tasks.dates` writes any day from 1950 to 2049 in ten formats. Every pair is generated on the
 # fly, so there is nothing to download and the training data never runs out:
 
 # %%
@@ -165,7 +165,7 @@ for smoothing in (0.0, 0.1):
 
 # %% [markdown]
 # ## 6. Train
-# **The loop, written out once.** Every notebook from here on trains with `anatomy.training.train`,
+# **The loop, written out once.** Every notebook from here on trains with `anatomy.tasks.training.train`,
 # which hides the loop. Here it is in plain PyTorch, with this notebook's recipe. Each step draws 128
 # fresh pairs from the training days and does six things, always in this order:
 #
@@ -208,7 +208,7 @@ def train_by_hand(model, steps, peak_lr=5e-3, warmup_steps=100, label_smoothing=
 # %%
 by_hand = train_by_hand(copy.deepcopy(model), steps=12, warmup_steps=4)
 package = train_dates(copy.deepcopy(model), vocab, steps=12, warmup_steps=4, progress=False)
-print("step   by hand   anatomy.training.train")
+print("step   by hand   anatomy.tasks.training.train")
 for step, (ours, theirs) in enumerate(zip(by_hand, package.losses)):
     print(f"{step:>4}   {ours:7.3f}   {theirs:7.3f}")
 torch.testing.assert_close(torch.tensor(by_hand), torch.tensor(package.losses))
@@ -479,7 +479,7 @@ print("sinusoidal with a 128-row table: logits of shape", tuple(longer(too_long,
 
 # %% [markdown]
 # ## Takeaways
-# - A training step is zero_grad → forward → loss → backward → step → schedule; `anatomy.training.train`
+# - A training step is zero_grad → forward → loss → backward → step → schedule; `anatomy.tasks.training.train`
 #   is that loop plus error checks, and gives the same losses as the loop written out by hand.
 # - A translation batch is source ids + padding mask, and the target twice: read with `<bos>` in
 #   front, predicted with `<eos>` at the end.
@@ -499,7 +499,7 @@ print("sinusoidal with a 128-row table: logits of shape", tuple(longer(too_long,
 # 2. Train with `label_smoothing=0.0`. Compare the final loss and the held-out accuracy.
 #    *Hint:* the loss can now approach 0 (section 5); compare accuracy with `exact_match` on the same
 #    `held_out` pairs.
-# 3. Add an eleventh format to `anatomy.dates.FORMATS`, the Korean one: "2021년 3월 3일" (the
+# 3. Add an eleventh format to `anatomy.tasks.dates.FORMATS`, the Korean one: "2021년 3월 3일" (the
 #    vocabulary must grow). Does the trained model handle it without retraining? After retraining?
 #    *Hint:* `CharVocabulary(characters=...)` must include "년", "월" and "일"; a model trained on the
 #    old vocabulary has no embedding row for them.

@@ -59,13 +59,13 @@ import matplotlib.pyplot as plt
 import torch
 from transformers import AutoTokenizer, BertForSequenceClassification
 
-from anatomy import sentiment_data
-from anatomy.bert_weights import encoder_name_map
-from anatomy.classifier import POOLER
-from anatomy.linear_probe import sentence_vectors, train_probe
-from anatomy.sentiment import (Analyser, FineTuningRecipe, accuracy, classification_loss, fine_tune,
-                               predict_probabilities, sentiment_loss)
-from anatomy.sentiment_batches import bucketed_batches, pad_batch, tokenize
+from anatomy.corpora import sentiment_data
+from anatomy.weights.bert_weights import encoder_name_map
+from anatomy.models.classifier import POOLER
+from anatomy.tasks.linear_probe import sentence_vectors, train_probe
+from anatomy.tasks.sentiment import (Analyser, FineTuningRecipe, accuracy, classification_loss, fine_tune,
+                                     predict_probabilities, sentiment_loss)
+from anatomy.tasks.sentiment_batches import bucketed_batches, pad_batch, tokenize
 
 TRAIN_SENTENCES = 2400  # a subset, so that the two training runs stay short; `make bench` uses all 8,057
 tokenizer = AutoTokenizer.from_pretrained(anatomy.default_model_dir())
@@ -258,7 +258,7 @@ results = {"linear probe, frozen [CLS]": probes["cls"][0], "linear probe, frozen
 # ## 6. Result 2: fine-tuning every weight
 # Now every parameter learns (the cell below counts them), with AdamW, a learning rate that warms up
 # over the first 10 % of the steps and then decays linearly, and batches bucketed by length. The loop
-# is notebook 07's `anatomy.training.train`; our loss function also records each batch's accuracy.
+# is notebook 07's `anatomy.tasks.training.train`; our loss function also records each batch's accuracy.
 # Here we train one epoch of the 2,400 sentences. (`make bench`, in `benchmarks/finetune.py`, runs the
 # recipe's defaults on all 8,057 training sentences: 0.75 of an epoch, 189 steps.)
 

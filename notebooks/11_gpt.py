@@ -57,12 +57,12 @@ import torch
 from IPython.display import Image
 from transformers import GPT2Config, GPT2LMHeadModel
 
-from anatomy import viz
-from anatomy.decoder_inputs import decoder_mask, positions_from_padding
-from anatomy.gpt import GPT, GPTConfig
-from anatomy.gpt2_weights import gpt_from_gpt2
-from anatomy.kv_cache import cache_memory_bytes
-from anatomy.text_generation import generate
+from anatomy.display import viz
+from anatomy.models.decoder_inputs import decoder_mask, positions_from_padding
+from anatomy.models.gpt import GPT, GPTConfig
+from anatomy.weights.gpt2_weights import gpt_from_gpt2
+from anatomy.layers.kv_cache import cache_memory_bytes
+from anatomy.generation.text_generation import generate
 
 # %% [markdown]
 # ## 1. Decoder-only = our layers + a causal mask + an LM head
@@ -162,7 +162,7 @@ print("greedy text identical to GPT-2's generate:", torch.equal(ours_text, their
 # unlikely but not impossible).
 
 # %%
-from anatomy import docstring_lm
+from anatomy.tasks import docstring_lm
 
 corpus = docstring_lm.docstring_corpus()
 sentences = {name: int((ids == 0).sum()) for name, ids in (("train", corpus.train_ids), ("held out", corpus.validation_ids))}
@@ -210,7 +210,7 @@ plt.show()
 # rule keeps (exercise 2 asks the same of temperature 2 and top-p 0.5).
 
 # %%
-from anatomy.sampling import next_token_distribution
+from anatomy.generation.sampling import next_token_distribution
 
 prompt = "Return the "
 prompt_ids = corpus.encode(prompt)[None]  # (1, T)
@@ -395,9 +395,9 @@ for text, row in zip(batch, cached):
 # greedy's choices are already the best ones; beam search pays off where an early greedy choice is a trap.
 
 # %%
-from anatomy.beam_search import beam_search
-from anatomy.dates import CharVocabulary, date_pairs, make_batch
-from anatomy.dates_translator import DATES_MODEL_DIR, translate
+from anatomy.generation.beam_search import beam_search
+from anatomy.tasks.dates import CharVocabulary, date_pairs, make_batch
+from anatomy.tasks.dates_translator import DATES_MODEL_DIR, translate
 
 translator, vocab = anatomy.Transformer.from_pretrained(DATES_MODEL_DIR), CharVocabulary()
 pairs = date_pairs(300, "held_out", seed=11)

@@ -66,15 +66,15 @@ import torch
 from torch import nn
 from transformers import LlamaConfig as HFLlamaConfig, LlamaForCausalLM
 
-from anatomy.feedforward import FeedForward
-from anatomy.decoder_inputs import positions_from_padding
-from anatomy.gqa import GroupedQueryAttention
-from anatomy.kv_cache import cache_memory_bytes
-from anatomy.llama_weights import llama_from_hf
-from anatomy.rmsnorm import RMSNorm
-from anatomy.rotary import apply_rotary
-from anatomy.swiglu import SwiGLU
-from anatomy.text_generation import generate
+from anatomy.layers.feedforward import FeedForward
+from anatomy.models.decoder_inputs import positions_from_padding
+from anatomy.layers.gqa import GroupedQueryAttention
+from anatomy.layers.kv_cache import cache_memory_bytes
+from anatomy.weights.llama_weights import llama_from_hf
+from anatomy.layers.rmsnorm import RMSNorm
+from anatomy.layers.rotary import apply_rotary
+from anatomy.layers.swiglu import SwiGLU
+from anatomy.generation.text_generation import generate
 
 # %% [markdown]
 # ## 1. RoPE: positions as rotations
@@ -156,7 +156,7 @@ print(f"q = k = all ones: score at distance 0: {aligned[0]:.1f}, mean |score| at
 #
 # Hugging Face's Llama pairs coordinate i with i + Dh/2 instead of 2i with 2i + 1 (the same rotation,
 # another bookkeeping). Loading its weights therefore reorders the rows of `q_proj` and `k_proj`
-# (`anatomy.rotary.pairs_from_halves`): the same kind of lesson as GPT-2's transposed `Conv1D`.
+# (`anatomy.layers.rotary.pairs_from_halves`): the same kind of lesson as GPT-2's transposed `Conv1D`.
 #
 # ## 2. RMSNorm and SwiGLU
 # **RMSNorm** drops LayerNorm's mean subtraction and bias: x / √(mean(x²) + ε) · weight. One statistic
@@ -228,14 +228,14 @@ print("cached greedy text identical to Llama's generate:", torch.equal(ours_text
 assert torch.equal(ours_text, theirs_text)
 
 # %%
-anatomy.show_source(anatomy.llama.LlamaBlock)
+anatomy.show_source(anatomy.models.llama.LlamaBlock)
 
 # %% [markdown]
 # What the swaps leave out: the LM head is its own matrix, and there is no bias anywhere. Our Llama
 # against notebook 11's GPT (GPT-2's layout), both at the tiny sizes above, and Hugging Face's Llama:
 
 # %%
-from anatomy.gpt import GPT, GPTConfig
+from anatomy.models.gpt import GPT, GPTConfig
 
 gpt = GPT(GPTConfig(vocab_size=60, hidden_size=32, num_attention_heads=4, num_hidden_layers=2, intermediate_size=64,
                     max_position_embeddings=128))
@@ -264,7 +264,7 @@ print("GPT's biases, layer 0:", [name.removeprefix("layers.0.") for name in bias
 # 2. How many key-value heads would make a 70B model's cache (80 layers, 64 heads, Dh = 128) fit 8 GiB at 8,192 tokens in float16?
 #    *Hint:* `cache_memory_bytes(80, kv_heads, 128, 8192, bytes_per_number=2)`.
 # 3. Replace `RMSNorm` by `nn.LayerNorm` in a tiny Llama and train both on notebook 11's docstrings. Any difference?
-#    *Hint:* reuse `anatomy.docstring_lm.train_docstring_gpt` with your model.
+#    *Hint:* reuse `anatomy.tasks.docstring_lm.train_docstring_gpt` with your model.
 #
 # ## Glossary · 용어집
 # | English | 한국어 |

@@ -65,10 +65,9 @@ import torch
 import torch.nn.functional as F
 from matplotlib.patches import Patch
 
-from anatomy.lookback import (LookbackConfig, LookbackModel, lookback_accuracy, lookback_batches,
-                              lookback_loss)
-from anatomy.product_keys import all_product_keys
-from anatomy.training import train
+from anatomy.tasks.lookback import (LookbackConfig, LookbackModel, lookback_accuracy, lookback_batches, lookback_loss)
+from anatomy.efficient.product_keys import all_product_keys
+from anatomy.tasks.training import train
 
 # %% [markdown]
 # ## 1. Exact attention without the T × T matrix

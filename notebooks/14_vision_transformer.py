@@ -60,9 +60,9 @@ import torch
 import torch.nn.functional as F
 from transformers import ViTConfig, ViTForImageClassification
 
-from anatomy.digits import accuracy, load_digits_split, logits_of, pixel_mlp, train_digits
-from anatomy.vit import PatchEmbedding, VisionTransformer, VisionTransformerConfig, image_to_patches
-from anatomy.vit_weights import load_hf_vit_weights, vit_from_hf
+from anatomy.tasks.digits import accuracy, load_digits_split, logits_of, pixel_mlp, train_digits
+from anatomy.models.vit import PatchEmbedding, VisionTransformer, VisionTransformerConfig, image_to_patches
+from anatomy.weights.vit_weights import load_hf_vit_weights, vit_from_hf
 
 STEPS = 800  # under a minute on two CPU cores; `make bench` times it (V1, benchmarks/train_vit.py)
 

@@ -82,7 +82,8 @@ for text in ["a", "é", "좋", "🙂", "좋아해"]:
 #    control bytes) borrow characters from 256 up. A space becomes "Ġ", a newline "Ċ".
 
 # %%
-from anatomy.byte_level import ALPHABET, BYTE_TO_CHAR, GPT2_SPLIT_PATTERN, pre_tokenize, random_text, split_words
+from anatomy.tokenizers.byte_level import (ALPHABET, BYTE_TO_CHAR, GPT2_SPLIT_PATTERN, pre_tokenize, random_text,
+                                           split_words)
 
 print(GPT2_SPLIT_PATTERN)
 sample = "GPT-2's split: 2019 words,  spaces!\n좋아해 🙂"
@@ -166,8 +167,8 @@ history = draft_train(tiny_corpus, 256 + 10)
 
 # %%
 import anatomy
-from anatomy.bpe import ByteLevelBPE
-from anatomy.bpe_levels import smaller
+from anatomy.tokenizers.bpe import ByteLevelBPE
+from anatomy.tokenizers.bpe_levels import smaller
 
 tiny = ByteLevelBPE.train(tiny_corpus, 256 + 10)
 assert tiny.merges == [pair for pair, _ in history]  # the draft and the package learn the same merges
@@ -195,7 +196,7 @@ for step, (pair, count) in enumerate(history, start=1):
 #   without scanning them all.
 
 # %%
-from anatomy.bpe_training import learn_merges, merge_word
+from anatomy.tokenizers.bpe_training import learn_merges, merge_word
 
 display(anatomy.show_source(merge_word))
 anatomy.show_source(learn_merges)
@@ -211,7 +212,7 @@ anatomy.show_source(learn_merges)
 # A corpus built so that every pair occurs once shows it:
 
 # %%
-from anatomy.bpe_reference import hf_merges, hf_vocab, train_hf_byte_level_bpe
+from anatomy.tokenizers.bpe_reference import hf_merges, hf_vocab, train_hf_byte_level_bpe
 
 ties = ByteLevelBPE.train(["abc", "bx"], 256 + 3)
 print("merges:", ties.merges)
@@ -230,7 +231,7 @@ assert ties.merges == [("a", "b"), ("b", "x"), ("ab", "c")] == hf_merges(train_h
 # Decoding joins the tokens' bytes and reads them as UTF-8.
 
 # %%
-from anatomy.bpe import apply_merges
+from anatomy.tokenizers.bpe import apply_merges
 
 display(anatomy.show_source(apply_merges))
 print(tiny.tokenize("lowest newer"), tiny.encode("lowest newer"))
@@ -256,7 +257,7 @@ for text in ["e\u0301 좋아 🙂\x00\n", "The [MASK] sat on the mat.<|endoftext
 # %% [markdown]
 # ## 4. The check: Hugging Face's `tokenizers`, trained the same way
 # Hugging Face's `tokenizers` (written in Rust, by people who are not us) trains a byte-level BPE with
-# `BpeTrainer` on the `ByteLevel` pre-tokenizer (`anatomy.bpe_reference` sets it up as ours is). On
+# `BpeTrainer` on the `ByteLevel` pre-tokenizer (`anatomy.tokenizers.bpe_reference` sets it up as ours is). On
 # the same corpus and vocabulary size, the merges must be the same list, the vocabularies the same ids,
 # and the encodings of text **neither trained on** the same, token for token. English: trained on
 # docstring sentences of Python's standard library, checked on movie-review sentences (Hutto and Gilbert
@@ -264,8 +265,8 @@ for text in ["e\u0301 좋아 🙂\x00\n", "The [MASK] sat on the mat.<|endoftext
 # (shipped in KoNLPy's package, Park and Cho 2014), checked on two bills held out.
 
 # %%
-from anatomy.korean_corpus import korean_lines
-from anatomy.sentiment_data import load_reviews
+from anatomy.corpora.korean_corpus import korean_lines
+from anatomy.corpora.sentiment_data import load_reviews
 
 korean_train, korean_held_out = korean_lines(), korean_lines(held_out=True)
 reviews = load_reviews("test").texts
@@ -290,7 +291,7 @@ for name, train, held_out in [("English", english[:1500], reviews), ("Korean", k
 # %%
 import matplotlib.pyplot as plt
 
-from anatomy.bpe_levels import bytes_per_token, plot_compression
+from anatomy.tokenizers.bpe_levels import bytes_per_token, plot_compression
 
 sizes = [256, 300, 500, 1000, 2000, 4000, 8000]
 english_bpe = ByteLevelBPE.train(english, 8000)
@@ -324,7 +325,7 @@ plt.show()
 # that text uses, and how many `[UNK]` it gets.
 
 # %%
-from anatomy.bpe_levels import CharacterBPE, readable
+from anatomy.tokenizers.bpe_levels import CharacterBPE, readable
 
 levels = {"syllable": CharacterBPE.train(korean_train, 2000), "jamo": CharacterBPE.train(korean_train, 2000, jamo=True),
           "byte": smaller(korean_bpe, 2000)}
@@ -341,8 +342,8 @@ for name, tokenizer in levels.items():
 # first for jamo, and the 67 jamo as its initial alphabet) learns the same merges.
 
 # %%
-from anatomy.bpe_levels import JAMO
-from anatomy.bpe_reference import train_hf_character_bpe
+from anatomy.tokenizers.bpe_levels import JAMO
+from anatomy.tokenizers.bpe_reference import train_hf_character_bpe
 
 for name, jamo in [("syllable", False), ("jamo", True)]:
     reference_levels = train_hf_character_bpe(korean_train, 2000, jamo=jamo, alphabet=JAMO if jamo else ())
@@ -383,7 +384,7 @@ for sentence in ["난 너를 좋아해", "난 너를 싫어해"]:
 # | normalisation | lower-case, strip accents (NFD) | none: decoding gives back the exact text |
 
 # %%
-from anatomy.gpt2_vocab import gpt2_tokenizer
+from anatomy.tokenizers.gpt2_vocab import gpt2_tokenizer
 
 wordpiece = anatomy.WordPieceTokenizer.from_pretrained()
 gpt2 = gpt2_tokenizer()
@@ -405,7 +406,7 @@ for text in ["Tokenization isn't trivial!", "Café  au lait", "난 너를 좋아
 # %%
 import tiktoken
 
-from anatomy.gpt2_vocab import END_OF_TEXT, gpt2_ranks
+from anatomy.tokenizers.gpt2_vocab import END_OF_TEXT, gpt2_ranks
 
 reference = tiktoken.Encoding(name="gpt2", pat_str=GPT2_SPLIT_PATTERN, mergeable_ranks=gpt2_ranks(),
                               special_tokens={END_OF_TEXT: 50256})

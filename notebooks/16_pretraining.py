@@ -67,14 +67,14 @@ import torch
 import torch.nn.functional as F
 from transformers import AutoTokenizer, BertConfig, BertForMaskedLM, DataCollatorForLanguageModeling
 
-from anatomy.bpe import ByteLevelBPE
-from anatomy.masked_lm import MaskedLMHead, TransformerForMaskedLM
-from anatomy.masking import IGNORE_INDEX, mask_tokens
-from anatomy.pretraining import (PRETRAINED_DIR, blank_log_probs, fill_in_blank, masked_batches,
-                                 masked_lm_loss, pretrain, pretraining_sequences, pretraining_texts,
-                                 small_bert_config, train_tokenizer)
-from anatomy.pretraining_payoff import COMPARISON_FILE, fine_tuned_accuracy, mean_interval, paired_gain
-from anatomy.sentiment_data import load_reviews
+from anatomy.tokenizers.bpe import ByteLevelBPE
+from anatomy.models.masked_lm import MaskedLMHead, TransformerForMaskedLM
+from anatomy.models.mlm_masking import IGNORE_INDEX, mask_tokens
+from anatomy.tasks.mlm_pretraining import (PRETRAINED_DIR, blank_log_probs, fill_in_blank, masked_batches,
+                                           masked_lm_loss, pretrain, pretraining_sequences, pretraining_texts,
+                                           small_bert_config, train_tokenizer)
+from anatomy.tasks.pretraining_payoff import COMPARISON_FILE, fine_tuned_accuracy, mean_interval, paired_gain
+from anatomy.corpora.sentiment_data import load_reviews
 
 # %% [markdown]
 # ## 1. What MiniLM ships, and what it does not
@@ -478,7 +478,7 @@ assert abs(live_accuracy - committed) < 0.02, (live_accuracy, committed)
 # 5. Fine-tune both arms with the learning rate 09 used for MiniLM, 1e-4, on the validation split. Which
 #    arm's training loss falls faster, and where does each end? *Hint:* `fine_tuned_accuracy(model.config,
 #    encoder_state, tokenizer, train_reviews, load_reviews("validation"), seed=0, recipe=replace(RECIPE, peak_lr=1e-4))`
-#    with `from dataclasses import replace` and `RECIPE` from `anatomy.pretraining_payoff`; pass `None` for random weights.
+#    with `from dataclasses import replace` and `RECIPE` from `anatomy.tasks.pretraining_payoff`; pass `None` for random weights.
 #
 # ## Glossary · 용어집
 # | English | 한국어 |

@@ -57,14 +57,16 @@ import matplotlib.pyplot as plt
 import torch
 from transformers import GPT2Config, GPT2LMHeadModel
 
-from anatomy import induction, viz
-from anatomy.dates import CharVocabulary, make_batch
-from anatomy.dates_translator import DATES_MODEL_DIR
-from anatomy.gpt2_weights import gpt_from_gpt2
-from anatomy.hooks import POINTS, Hooks, hook_names
-from anatomy.logit_lens import lens_ranks, load_char_gpt, logit_lens
-from anatomy.patching import logit_difference, patch, restored_fraction
-from anatomy.plots import attention_heatmaps
+from anatomy.interpret import induction
+
+from anatomy.display import viz
+from anatomy.tasks.dates import CharVocabulary, make_batch
+from anatomy.tasks.dates_translator import DATES_MODEL_DIR
+from anatomy.weights.gpt2_weights import gpt_from_gpt2
+from anatomy.interpret.hooks import POINTS, Hooks, hook_names
+from anatomy.interpret.logit_lens import lens_ranks, load_char_gpt, logit_lens
+from anatomy.interpret.patching import logit_difference, patch, restored_fraction
+from anatomy.display.plots import attention_heatmaps
 
 # %% [markdown]
 # ## 1. Hook points: a name for every activation
@@ -76,7 +78,7 @@ from anatomy.plots import attention_heatmaps
 #
 # PyTorch runs a **forward hook** after a module's `forward` (it sees the inputs and the output, and
 # may return a replacement), and a **forward pre-hook** before it (it may replace the inputs). Our
-# modules already have the right seams, so `anatomy.hooks` only has to know where each activation
+# modules already have the right seams, so `anatomy.interpret.hooks` only has to know where each activation
 # passes; no forward code is copied. The one subtle point is the per-head output: `MultiHeadAttention`
 # concatenates the heads and hands them to `out_proj`, so a pre-hook on `out_proj` sees every head's
 # output side by side, (B, T, H·Dh), and reshapes it to (B, T, H, Dh). TransformerLens, the standard

@@ -10,7 +10,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 def pretrained():
     """(tokenizer, model): the bundled all-MiniLM-L6-v2, loaded once for the whole run."""
     from anatomy import load_pretrained
-    from anatomy.notebook import quiet_libraries
+    from anatomy.display.notebook import quiet_libraries
 
     quiet_libraries()
     return load_pretrained()

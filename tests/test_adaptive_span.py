@@ -2,7 +2,7 @@ import pytest
 import torch
 
 from anatomy import scaled_dot_product_attention
-from anatomy.adaptive_span import AdaptiveSpan, span_mask
+from anatomy.efficient.adaptive_span import AdaptiveSpan, span_mask
 
 
 def test_span_mask_is_one_inside_zero_beyond_and_linear_between():

@@ -5,11 +5,11 @@ from types import SimpleNamespace
 import pytest
 import torch
 
-from anatomy.beam_search import beam_search
-from anatomy.dates import CharVocabulary, date_pairs, make_batch
-from anatomy.dates_translator import DATES_MODEL_DIR
-from anatomy.generation import greedy_decode
-from anatomy.transformer import Transformer, TransformerConfig
+from anatomy.generation.beam_search import beam_search
+from anatomy.tasks.dates import CharVocabulary, date_pairs, make_batch
+from anatomy.tasks.dates_translator import DATES_MODEL_DIR
+from anatomy.generation.greedy import greedy_decode
+from anatomy.models.transformer import Transformer, TransformerConfig
 
 PAD, BOS, EOS = 0, 1, 2
 WORDS = tuple(range(5))  # every token a tiny model can write
@@ -116,7 +116,7 @@ def test_an_early_unlikely_ending_does_not_stop_the_search():
 
 
 def test_a_decoder_only_model_is_refused():
-    from anatomy.gpt import GPT, GPTConfig
+    from anatomy.models.gpt import GPT, GPTConfig
 
     gpt = GPT(GPTConfig(vocab_size=5, hidden_size=16, num_attention_heads=2, num_hidden_layers=1,
                         intermediate_size=32, max_position_embeddings=16))

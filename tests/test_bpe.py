@@ -1,4 +1,4 @@
-"""anatomy.bpe (byte-level BPE from scratch) against Hugging Face `tokenizers`, trained the same way."""
+"""anatomy.tokenizers.bpe (byte-level BPE from scratch) against Hugging Face `tokenizers`, trained the same way."""
 import random
 import unicodedata
 
@@ -6,11 +6,11 @@ import pytest
 from tokenizers import pre_tokenizers
 
 from anatomy import stdlib_sentences
-from anatomy.bpe import ByteLevelBPE
-from anatomy.bpe_reference import hf_merges, hf_vocab, train_hf_byte_level_bpe
-from anatomy.byte_level import ALPHABET, pre_tokenize, random_text
-from anatomy.korean_corpus import korean_lines
-from anatomy.sentiment_data import load_reviews
+from anatomy.tokenizers.bpe import ByteLevelBPE
+from anatomy.tokenizers.bpe_reference import hf_merges, hf_vocab, train_hf_byte_level_bpe
+from anatomy.tokenizers.byte_level import ALPHABET, pre_tokenize, random_text
+from anatomy.corpora.korean_corpus import korean_lines
+from anatomy.corpora.sentiment_data import load_reviews
 
 SPECIALS = ["<|endoftext|>", "[MASK]"]
 

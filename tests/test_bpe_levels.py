@@ -1,4 +1,4 @@
-"""anatomy.bpe_levels: syllable- and jamo-level BPE equal Hugging Face's character BPE; compression helpers."""
+"""anatomy.tokenizers.bpe_levels: syllable- and jamo-level BPE equal Hugging Face's character BPE; compression helpers."""
 import random
 import unicodedata
 
@@ -6,10 +6,11 @@ import matplotlib.pyplot as plt
 import pytest
 
 from anatomy import stdlib_sentences
-from anatomy.bpe import ByteLevelBPE
-from anatomy.bpe_levels import JAMO, UNKNOWN, CharacterBPE, bytes_per_token, plot_compression, readable, smaller
-from anatomy.bpe_reference import hf_merges, train_hf_character_bpe
-from anatomy.korean_corpus import korean_lines
+from anatomy.tokenizers.bpe import ByteLevelBPE
+from anatomy.tokenizers.bpe_levels import (JAMO, UNKNOWN, CharacterBPE, bytes_per_token, plot_compression, readable,
+                                           smaller)
+from anatomy.tokenizers.bpe_reference import hf_merges, train_hf_character_bpe
+from anatomy.corpora.korean_corpus import korean_lines
 
 
 @pytest.mark.parametrize("jamo, vocab_size", [(False, 600), (False, 2000), (True, 300), (True, 2000)])

@@ -6,8 +6,8 @@ import re
 import pytest
 import torch
 
-from anatomy.gpt import GPT, GPTConfig
-from anatomy.transformer import Transformer, TransformerConfig
+from anatomy.models.gpt import GPT, GPTConfig
+from anatomy.models.transformer import Transformer, TransformerConfig
 
 
 def tiny_transformer(hidden_size=16):

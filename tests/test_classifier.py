@@ -4,9 +4,9 @@ from transformers import BertForSequenceClassification
 
 import anatomy
 from anatomy import TransformerForSequenceClassification
-from anatomy.bert_weights import encoder_name_map
-from anatomy.classifier import POOLER
-from anatomy.sentiment import classification_loss
+from anatomy.weights.bert_weights import encoder_name_map
+from anatomy.models.classifier import POOLER
+from anatomy.tasks.sentiment import classification_loss
 
 
 @pytest.fixture(scope="module")

@@ -2,7 +2,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from anatomy.config import check_divisible, require
+from anatomy.layers.config import check_divisible, require
 
 
 def test_require_names_every_missing_field():

@@ -1,9 +1,9 @@
-"""anatomy.copy_task: the data of notebook 00 and its three models."""
+"""anatomy.tasks.copy_task: the data of notebook 00 and its three models."""
 import pytest
 import torch
 
-from anatomy.copy_task import (LETTERS, MAX_LENGTH, MODEL_NAMES, build_model, copy_pairs, copy_vocabulary,
-                               training_batches)
+from anatomy.tasks.copy_task import (LETTERS, MAX_LENGTH, MODEL_NAMES, build_model, copy_pairs, copy_vocabulary,
+                                     training_batches)
 
 
 def test_pairs_are_copies_of_the_asked_lengths_and_reproducible():
@@ -60,7 +60,7 @@ def test_settings_out_of_range_are_refused_at_once():
         copy_pairs(-1, seed=0)
     with pytest.raises(ValueError, match=r"lengths must be \(low, high\) integers"):
         copy_pairs(3, seed=0, lengths=(1.5, 4))
-    from anatomy.copy_task import accuracy_by_length
+    from anatomy.tasks.copy_task import accuracy_by_length
 
     with pytest.raises(ValueError, match=rf"each length must be an integer in \[1, {MAX_LENGTH}\], got 61"):
         accuracy_by_length(build_model("GRU + attention", vocab), vocab, [5, 61])

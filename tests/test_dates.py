@@ -4,7 +4,7 @@ from datetime import date
 import pytest
 import torch
 
-from anatomy.dates import FORMATS, CharVocabulary, date_pairs, make_batch, split_dates
+from anatomy.tasks.dates import FORMATS, CharVocabulary, date_pairs, make_batch, split_dates
 
 
 def test_every_format_writes_the_example_its_name_shows():
@@ -71,8 +71,8 @@ def test_bad_batches_and_ids_are_named():
 
 
 def test_translate_wants_a_list_of_texts():
-    from anatomy.dates_translator import dates_config, translate
-    from anatomy.transformer import Transformer
+    from anatomy.tasks.dates_translator import dates_config, translate
+    from anatomy.models.transformer import Transformer
 
     vocab = CharVocabulary()
     with pytest.raises(TypeError, match=r"texts must be a list of strings; for one date pass \['March 3, 2021'\]"):

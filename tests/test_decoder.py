@@ -5,9 +5,9 @@ import pytest
 import torch
 from torch import nn
 
-from anatomy.decoder import TransformerDecoder, TransformerDecoderLayer
-from anatomy.masks import causal_mask, causal_padding_mask, padding_mask
-from anatomy.torch_reference import copy_sublayers
+from anatomy.models.decoder import TransformerDecoder, TransformerDecoderLayer
+from anatomy.layers.masks import causal_mask, causal_padding_mask, padding_mask
+from anatomy.weights.torch_reference import copy_sublayers
 
 CONFIG = SimpleNamespace(hidden_size=16, num_attention_heads=4, intermediate_size=32, num_decoder_layers=2,
                          hidden_act="relu", hidden_dropout_prob=0.0, layer_norm_eps=1e-5)

@@ -3,9 +3,9 @@ positions, the context window and the cache. A reused cache must never attend to
 import pytest
 import torch
 
-from anatomy.decoder_inputs import positions_from_padding
-from anatomy.gpt import GPT, GPTConfig
-from anatomy.llama import Llama, LlamaConfig
+from anatomy.models.decoder_inputs import positions_from_padding
+from anatomy.models.gpt import GPT, GPTConfig
+from anatomy.models.llama import Llama, LlamaConfig
 
 
 def tiny_gpt(positions=16, layers=2):

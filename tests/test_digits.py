@@ -1,11 +1,11 @@
-"""anatomy.digits: the fixed split of scikit-learn's digits, the shifts, the MLP baseline."""
+"""anatomy.tasks.digits: the fixed split of scikit-learn's digits, the shifts, the MLP baseline."""
 import torch
 from sklearn.datasets import load_digits
 
 import pytest
 import torch.nn.functional as F
 
-from anatomy.digits import load_digits_split, pixel_mlp, shift_randomly, training_batches
+from anatomy.tasks.digits import load_digits_split, pixel_mlp, shift_randomly, training_batches
 
 
 def test_split_is_fixed_stratified_and_covers_every_image_once():
@@ -64,7 +64,7 @@ def test_mlp_baseline_shape_and_size():
 
 
 def test_batching_a_split_smaller_than_one_batch_raises_at_once_instead_of_spinning():
-    from anatomy.digits import train_digits
+    from anatomy.tasks.digits import train_digits
 
     split = load_digits_split()
     with pytest.raises(ValueError, match=r"batch_size \(2000\) is larger than the 1437 examples of the training split"):
@@ -79,7 +79,7 @@ def test_batching_a_split_smaller_than_one_batch_raises_at_once_instead_of_spinn
 
 
 def test_recipe_settings_out_of_range():
-    from anatomy.digits import train_digits
+    from anatomy.tasks.digits import train_digits
 
     split = load_digits_split()
     with pytest.raises(ValueError, match="peak_lr must be a finite number > 0, got -0.001"):
@@ -91,7 +91,7 @@ def test_recipe_settings_out_of_range():
 
 
 def test_accuracy_refuses_labels_that_would_broadcast_and_nan_logits():
-    from anatomy.digits import accuracy
+    from anatomy.tasks.digits import accuracy
 
     split, mlp = load_digits_split(), pixel_mlp(8)
     images, labels = split.test_images[:5], split.test_labels[:5]

@@ -5,7 +5,7 @@ from collections import Counter
 import pytest
 import torch
 
-from anatomy.docstring_lm import CharCorpus, bigram_log_probs, bigram_loss, windows
+from anatomy.tasks.docstring_lm import CharCorpus, bigram_log_probs, bigram_loss, windows
 
 
 def small_corpus():
@@ -53,7 +53,7 @@ def test_unknown_characters_raise():
 
 
 def test_settings_out_of_range_are_refused():
-    from anatomy.docstring_lm import docstring_corpus
+    from anatomy.tasks.docstring_lm import docstring_corpus
 
     for held_out in (1.5, 0.0, 1.0, float("nan")):
         with pytest.raises(ValueError, match=rf"held_out must be a finite number > 0 and < 1, got {held_out}"):
@@ -73,8 +73,8 @@ def test_windows_on_a_text_too_short_raise_at_once():
 
 
 def test_validation_text_shorter_than_one_window_is_refused():
-    from anatomy.docstring_lm import validation_loss
-    from anatomy.gpt import GPT, GPTConfig
+    from anatomy.tasks.docstring_lm import validation_loss
+    from anatomy.models.gpt import GPT, GPTConfig
 
     model = GPT(GPTConfig(vocab_size=4, hidden_size=8, num_attention_heads=2, num_hidden_layers=1,
                           intermediate_size=16, max_position_embeddings=16))

@@ -7,7 +7,7 @@ from transformers import BertConfig, BertModel
 import anatomy
 from anatomy import (FeedForward, PerHeadMultiHeadAttention, TransformerEncoder, TransformerEncoderLayer,
                      TransformerForSequenceClassification)
-from anatomy.bert_weights import copy_weights, encoder_name_map, read_state_dict
+from anatomy.weights.bert_weights import copy_weights, encoder_name_map, read_state_dict
 
 TINY = SimpleNamespace(vocab_size=50, hidden_size=16, num_attention_heads=4, num_hidden_layers=2,
                        intermediate_size=32, max_position_embeddings=32, type_vocab_size=2,

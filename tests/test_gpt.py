@@ -4,10 +4,10 @@ import torch
 import transformers
 from transformers import GPT2Config, GPT2LMHeadModel
 
-from anatomy.decoder_inputs import positions_from_padding
-from anatomy.gpt import GPT, GPTConfig
-from anatomy.gpt2_weights import gpt_from_gpt2
-from anatomy.text_generation import generate
+from anatomy.models.decoder_inputs import positions_from_padding
+from anatomy.models.gpt import GPT, GPTConfig
+from anatomy.weights.gpt2_weights import gpt_from_gpt2
+from anatomy.generation.text_generation import generate
 
 transformers.logging.set_verbosity_error()
 V = 50

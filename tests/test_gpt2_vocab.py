@@ -1,14 +1,14 @@
-"""anatomy.gpt2_vocab: GPT-2's real vocabulary in our ByteLevelBPE equals OpenAI's tiktoken GPT-2 encoder."""
+"""anatomy.tokenizers.gpt2_vocab: GPT-2's real vocabulary in our ByteLevelBPE equals OpenAI's tiktoken GPT-2 encoder."""
 import random
 
 import pytest
 import tiktoken
 
 from anatomy import stdlib_sentences
-from anatomy.byte_level import GPT2_SPLIT_PATTERN, random_text
-from anatomy.gpt2_vocab import END_OF_TEXT, gpt2_ranks, gpt2_tokenizer, recover_merges
-from anatomy.korean_corpus import korean_lines
-from anatomy.sentiment_data import load_reviews
+from anatomy.tokenizers.byte_level import GPT2_SPLIT_PATTERN, random_text
+from anatomy.tokenizers.gpt2_vocab import END_OF_TEXT, gpt2_ranks, gpt2_tokenizer, recover_merges
+from anatomy.corpora.korean_corpus import korean_lines
+from anatomy.corpora.sentiment_data import load_reviews
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,7 @@ import torch
 import transformers
 from transformers import GPT2Config, GPT2DoubleHeadsModel, GPT2LMHeadModel, GPT2Model, LlamaConfig, LlamaForCausalLM
 
-from anatomy.gpt2_weights import gpt_from_gpt2
+from anatomy.weights.gpt2_weights import gpt_from_gpt2
 
 transformers.logging.set_verbosity_error()
 

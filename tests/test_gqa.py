@@ -2,10 +2,10 @@
 import pytest
 import torch
 
-from anatomy.attention import scaled_dot_product_attention
-from anatomy.gqa import GroupedQueryAttention
-from anatomy.kv_cache import KVCache, cache_memory_bytes
-from anatomy.masks import causal_mask
+from anatomy.layers.attention import scaled_dot_product_attention
+from anatomy.layers.gqa import GroupedQueryAttention
+from anatomy.layers.kv_cache import KVCache, cache_memory_bytes
+from anatomy.layers.masks import causal_mask
 
 
 def test_each_key_value_head_serves_its_group_of_query_heads():

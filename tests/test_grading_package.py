@@ -30,7 +30,7 @@ def _split(frame: bytes):
 
 
 def test_the_wire_round_trips_plain_data_and_tensors():
-    from anatomy.sentiment_batches import SentimentBatch
+    from anatomy.tasks.sentiment_batches import SentimentBatch
 
     value = {"a": (1, 2.5, float("nan"), None, True, "x"), 3: [torch.arange(6).view(2, 3), torch.float16],
              "ns": SimpleNamespace(hidden_size=8), "batch": SentimentBatch(torch.ones(2, 3), torch.ones(2, 3), torch.tensor([0, 1]))}
@@ -104,7 +104,7 @@ def test_the_child_refuses_every_attention_operator_of_the_installed_torch():
         runner.close()
     assert len(names) >= 20 and names <= poisoned, sorted(names - poisoned)
     assert {"F.multi_head_attention_forward", "nn.MultiheadAttention", "anatomy.MultiHeadAttention",
-            "anatomy.scaled_dot_product_attention", "anatomy.tiled_attention.tiled_attention"} <= poisoned
+            "anatomy.scaled_dot_product_attention", "anatomy.efficient.tiled_attention.tiled_attention"} <= poisoned
 
 
 def imports(path: Path, modules: dict) -> set[str]:

@@ -12,7 +12,7 @@ import torch.nn.functional as F
 from torch import nn
 
 import anatomy
-from anatomy.decoder import TransformerDecoderLayer
+from anatomy.models.decoder import TransformerDecoderLayer
 from anatomy.homework import cross_attention as hw
 from anatomy.homework import hidden_seed
 from anatomy.homework.cross_attention import MISTAKES

@@ -17,10 +17,10 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from anatomy.encoder import TransformerEncoder
+from anatomy.models.encoder import TransformerEncoder
 from anatomy.homework import sentiment as hw
 from anatomy.homework.sentiment import checks
-from anatomy.training import train
+from anatomy.tasks.training import train
 from grading_helpers import ONE_THREAD, assign, assign_script, by_question, check_assigned, submission
 
 ROOT = Path(__file__).parent.parent
@@ -174,7 +174,7 @@ ROUTES = {  # the graders' reference code, and training on review data the grade
           "        return substitutes.reference_predict(self, input_ids, attention_mask)\n",
     "q3": "class SentimentClassifier(SentimentClassifier):\n    def training_step(self, batch):\n"
           "        return substitutes.reference_training_step(self, batch)\n",
-    "q4": "data = __import__('anatomy.sentiment' + '_data', fromlist=['x'])\ndef fine_tune_run(classifier, batches, steps):\n"
+    "q4": "data = __import__('anatomy.corpora.sentiment' + '_data', fromlist=['x'])\ndef fine_tune_run(classifier, batches, steps):\n"
           "    reviews = getattr(data, 'load_' + 'reviews')('test')\n    return train(classifier, batches, "
           "lambda model, batch: model.training_step(batch), steps, peak_lr=1e-4, progress=False)\n"}
 
@@ -260,7 +260,7 @@ def run_verdicts():
     from anatomy_grading import grader, plan
 
     group = plan.HOMEWORKS["10_homework_sentiment"].groups[1]
-    preamble = "import types, torch\nimport torch.nn.functional as F\nfrom torch import nn\nfrom anatomy.training import train\n"
+    preamble = "import types, torch\nimport torch.nn.functional as F\nfrom torch import nn\nfrom anatomy.tasks.training import train\n"
 
     def play(chunk):
         runner = grader.Runner(group, [preamble, *answer_cells()], grader.Result(), 3 + len(chunk) % 2, 1,
@@ -340,7 +340,7 @@ def test_the_graders_reference_code_and_other_review_data_score_zero(graded):
     assert scores(results) == {"q1": 1, "q2": 0, "q3": 0, "q4": 0}, results
     assert "got Stub" in results["q2"]["output"] or "predict must return" in results["q2"]["output"], results["q2"]
     assert "training_step must return one scalar tensor" in results["q3"]["output"], results["q3"]
-    assert "uses anatomy.sentiment_data.load_reviews" in results["q4"]["output"], results["q4"]
+    assert "uses anatomy.corpora.sentiment_data.load_reviews" in results["q4"]["output"], results["q4"]
 
 
 def test_committed_student_version_has_stubs_public_tests_and_no_solutions_or_hidden_tests():

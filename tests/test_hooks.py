@@ -1,4 +1,4 @@
-"""anatomy.hooks against a reference nobody here wrote: PyTorch forward hooks on Hugging Face's GPT2LMHeadModel
+"""anatomy.interpret.hooks against a reference nobody here wrote: PyTorch forward hooks on Hugging Face's GPT2LMHeadModel
 and LlamaForCausalLM (tiny random configs), whose weights our GPT and Llama hold (gpt_from_gpt2, llama_from_hf).
 TransformerLens 4.3.0 was tried first: it no longer has HookedTransformer and needs 25 more packages (notebook 17)."""
 import pytest
@@ -7,12 +7,12 @@ import transformers
 from test_gpt import hf_gpt2
 from transformers import LlamaConfig, LlamaForCausalLM
 
-from anatomy.dates import CharVocabulary
-from anatomy.dates_translator import dates_config
-from anatomy.gpt2_weights import gpt_from_gpt2
-from anatomy.hooks import Hooks, hook_names
-from anatomy.llama_weights import llama_from_hf
-from anatomy.transformer import Transformer
+from anatomy.tasks.dates import CharVocabulary
+from anatomy.tasks.dates_translator import dates_config
+from anatomy.weights.gpt2_weights import gpt_from_gpt2
+from anatomy.interpret.hooks import Hooks, hook_names
+from anatomy.weights.llama_weights import llama_from_hf
+from anatomy.models.transformer import Transformer
 
 transformers.logging.set_verbosity_error()
 

@@ -1,11 +1,12 @@
-"""anatomy.induction: the data, the half losses and the scores on hand-made patterns (brute force), then one
+"""anatomy.interpret.induction: the data, the half losses and the scores on hand-made patterns (brute force), then one
 training run: the phase change happens, the heads are where Olsson et al. say, and ablation removes the gain."""
 import pytest
 import torch
 
-from anatomy.hooks import Hooks
-from anatomy.induction import (ablate_heads, attention_only_model, half_losses, head_means, in_context_gain,
-                               induction_scores, patterns, previous_token_scores, repeated_tokens, train_induction)
+from anatomy.interpret.hooks import Hooks
+from anatomy.interpret.induction import (ablate_heads, attention_only_model, half_losses, head_means, in_context_gain,
+                                         induction_scores, patterns, previous_token_scores, repeated_tokens,
+                                         train_induction)
 
 
 def test_the_second_half_repeats_the_first_and_lengths_put_filler_first():

@@ -74,10 +74,10 @@ IN_CHILD = [  # (words in the feedback, the route, as a masked_cross_attention):
      "    return tuple(op(q, k, v, bias))\n"),
     ("uses anatomy.tiled_attention", "def masked_cross_attention(q, k, v, key_mask):\n"
      "    return getattr(anatomy, 'tiled_' + 'attention')(q, k, v, key_mask[:, None, :])\n"),
-    ("uses anatomy.scaled_dot_product_attention", "import types, anatomy.attention as A\n"
+    ("uses anatomy.scaled_dot_product_attention", "import types, anatomy.layers.attention as A\n"
      "clone = types.FunctionType(getattr(A, 'scaled_dot_product_' + 'attention').__code__.replace(), vars(A))\n"
      "def masked_cross_attention(q, k, v, key_mask):\n    return clone(q, k, v, key_mask[:, None, :])\n"),
-    ("is switched off in the grader", "import inspect, anatomy.attention as A\ndef masked_cross_attention(q, k, v, key_mask):\n"
+    ("is switched off in the grader", "import inspect, anatomy.layers.attention as A\ndef masked_cross_attention(q, k, v, key_mask):\n"
      "    scope = {}\n    exec(compile('\\n' + inspect.getsource(A), 'again.py', 'exec'), scope)\n"
      "    return scope['scaled_dot_' + 'product_attention'](q, k, v, key_mask[:, None, :])\n"),
     ("uses F.multi_head_attention_forward", "def masked_cross_attention(q, k, v, key_mask):\n"

@@ -1,10 +1,10 @@
-"""anatomy.korean_corpus: KoNLPy's constitution and bills, checked by SHA-256, with clear errors."""
+"""anatomy.corpora.korean_corpus: KoNLPy's constitution and bills, checked by SHA-256, with clear errors."""
 import shutil
 
 import pytest
 
-from anatomy import korean_corpus
-from anatomy.korean_corpus import FILES, HELD_OUT, corpus_dir, korean_documents, korean_lines
+from anatomy.corpora import korean_corpus
+from anatomy.corpora.korean_corpus import FILES, HELD_OUT, corpus_dir, korean_documents, korean_lines
 
 
 def test_eleven_documents_and_a_held_out_split():

@@ -4,9 +4,9 @@ import torch
 import transformers
 from transformers import GPT2Config, GPT2LMHeadModel
 
-from anatomy.gpt2_weights import gpt_from_gpt2
-from anatomy.kv_cache import KVCache, cache_memory_bytes
-from anatomy.text_generation import generate
+from anatomy.weights.gpt2_weights import gpt_from_gpt2
+from anatomy.layers.kv_cache import KVCache, cache_memory_bytes
+from anatomy.generation.text_generation import generate
 
 transformers.logging.set_verbosity_error()
 

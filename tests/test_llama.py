@@ -5,11 +5,11 @@ import transformers
 from transformers import LlamaConfig, LlamaForCausalLM
 from transformers.models.llama.modeling_llama import LlamaMLP, LlamaRMSNorm
 
-from anatomy.decoder_inputs import positions_from_padding
-from anatomy.llama_weights import llama_from_hf
-from anatomy.rmsnorm import RMSNorm
-from anatomy.swiglu import SwiGLU
-from anatomy.text_generation import generate
+from anatomy.models.decoder_inputs import positions_from_padding
+from anatomy.weights.llama_weights import llama_from_hf
+from anatomy.layers.rmsnorm import RMSNorm
+from anatomy.layers.swiglu import SwiGLU
+from anatomy.generation.text_generation import generate
 
 transformers.logging.set_verbosity_error()
 
@@ -72,7 +72,7 @@ def test_cached_greedy_generation_matches_llama_generate():
     ({"num_hidden_layers": 1.5}, "config field num_hidden_layers must be an integer >= 0, got 1.5"),
 ])
 def test_a_config_out_of_range_is_refused_where_it_is_made(overrides, message):
-    from anatomy.llama import LlamaConfig as OurLlamaConfig
+    from anatomy.models.llama import LlamaConfig as OurLlamaConfig
 
     settings = dict(vocab_size=60, hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=4,
                     num_key_value_heads=2, max_position_embeddings=16)

@@ -5,7 +5,7 @@ import torch
 import transformers
 from transformers import GPT2Config, GPT2LMHeadModel, LlamaConfig, LlamaForCausalLM, LlamaModel
 
-from anatomy.llama_weights import llama_from_hf
+from anatomy.weights.llama_weights import llama_from_hf
 
 transformers.logging.set_verbosity_error()
 

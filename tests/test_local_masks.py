@@ -3,8 +3,8 @@ import pytest
 import torch
 
 from anatomy import scaled_dot_product_attention
-from anatomy.local_masks import local_mask, strided_mask
-from anatomy.masks import causal_mask
+from anatomy.efficient.local_masks import local_mask, strided_mask
+from anatomy.layers.masks import causal_mask
 
 
 def brute_force_mask(length, allowed):

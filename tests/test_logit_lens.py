@@ -1,12 +1,12 @@
-"""anatomy.logit_lens against Hugging Face's GPT2LMHeadModel with the same weights (its hidden states, put through
+"""anatomy.interpret.logit_lens against Hugging Face's GPT2LMHeadModel with the same weights (its hidden states, put through
 its own ln_f and lm_head); the last row is the model's output; the shipped character GPT loads and reads."""
 import pytest
 import torch
 import transformers
 from test_hooks import tiny_gpt2
 
-from anatomy.logit_lens import CHAR_GPT_DIR, lens_ranks, load_char_gpt, logit_lens
-from anatomy.transformer import Transformer, TransformerConfig
+from anatomy.interpret.logit_lens import CHAR_GPT_DIR, lens_ranks, load_char_gpt, logit_lens
+from anatomy.models.transformer import Transformer, TransformerConfig
 
 transformers.logging.set_verbosity_error()
 

@@ -1,6 +1,6 @@
 import torch
 
-from anatomy.lookback import LookbackConfig, LookbackModel, lookback_batches, lookback_loss, lookback_targets
+from anatomy.tasks.lookback import LookbackConfig, LookbackModel, lookback_batches, lookback_loss, lookback_targets
 
 
 def test_targets_are_the_tokens_that_many_steps_back():
@@ -58,7 +58,7 @@ def test_tokens_longer_than_the_config_or_outside_the_vocabulary():
 def test_accuracy_is_never_counted_from_nan_logits():
     import pytest
 
-    from anatomy.lookback import lookback_accuracy
+    from anatomy.tasks.lookback import lookback_accuracy
 
     model = LookbackModel(LookbackConfig(lookbacks=(1, 2), length=8, vocab_size=5, max_span=4))
     with torch.no_grad():

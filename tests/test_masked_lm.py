@@ -5,9 +5,9 @@ import torch
 import transformers
 from transformers import BertConfig, BertForMaskedLM
 
-from anatomy.encoder import TransformerEncoder
-from anatomy.masked_lm import MLM_HEAD, TransformerForMaskedLM
-from anatomy.masking import mask_tokens
+from anatomy.models.encoder import TransformerEncoder
+from anatomy.models.masked_lm import MLM_HEAD, TransformerForMaskedLM
+from anatomy.models.mlm_masking import mask_tokens
 
 transformers.logging.set_verbosity_error()
 V = 60

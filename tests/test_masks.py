@@ -2,7 +2,7 @@ import pytest
 import torch
 
 from anatomy import causal_mask, padding_mask, scaled_dot_product_attention
-from anatomy.masks import causal_padding_mask, check_mask
+from anatomy.layers.masks import causal_padding_mask, check_mask
 
 
 def test_causal_mask_is_lower_triangular():

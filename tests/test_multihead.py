@@ -5,7 +5,7 @@ import torch
 from torch import nn
 
 from anatomy import MultiHeadAttention, PerHeadMultiHeadAttention, causal_mask, padding_mask
-from anatomy.torch_reference import copy_attention
+from anatomy.weights.torch_reference import copy_attention
 
 CONFIG = SimpleNamespace(hidden_size=32, num_attention_heads=4, attention_probs_dropout_prob=0.0)
 

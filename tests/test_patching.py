@@ -1,4 +1,4 @@
-"""anatomy.patching: one patching grid checked against the same patches made with forward hooks on Hugging
+"""anatomy.interpret.patching: one patching grid checked against the same patches made with forward hooks on Hugging
 Face's GPT2LMHeadModel (same weights); the dates translator's month lives where the differing letter is;
 bad pairs and bad patches are named."""
 import pytest
@@ -6,11 +6,11 @@ import torch
 import transformers
 from test_hooks import tiny_gpt2
 
-from anatomy.dates import CharVocabulary, make_batch
-from anatomy.dates_translator import DATES_MODEL_DIR
-from anatomy.hooks import Hooks
-from anatomy.patching import logit_difference, patch, restored_fraction
-from anatomy.transformer import Transformer
+from anatomy.tasks.dates import CharVocabulary, make_batch
+from anatomy.tasks.dates_translator import DATES_MODEL_DIR
+from anatomy.interpret.hooks import Hooks
+from anatomy.interpret.patching import logit_difference, patch, restored_fraction
+from anatomy.models.transformer import Transformer
 
 transformers.logging.set_verbosity_error()
 

@@ -5,7 +5,7 @@ import torch
 from torch import nn
 
 from anatomy import FeedForward, MultiHeadAttention, causal_mask
-from anatomy.persistent_memory import PersistentMemoryAttention, feedforward_as_attention
+from anatomy.efficient.persistent_memory import PersistentMemoryAttention, feedforward_as_attention
 
 
 def config(**overrides):

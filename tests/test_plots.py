@@ -1,4 +1,4 @@
-"""anatomy.plots: the tokens label both axes, a colour bar explains the colours, bad shapes say what was wrong."""
+"""anatomy.display.plots: the tokens label both axes, a colour bar explains the colours, bad shapes say what was wrong."""
 import matplotlib
 
 matplotlib.use("Agg")

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import anatomy
-from anatomy.pretrained import HubUnreachableError
+from anatomy.checkpoints.pretrained import HubUnreachableError
 
 
 def test_default_model_is_the_bundled_minilm(pretrained):
@@ -31,10 +31,10 @@ def test_default_model_gives_real_attention_weights(pretrained):
 
 
 def test_resolve_checkpoint_reads_the_environment(monkeypatch, tmp_path):
-    monkeypatch.delenv(anatomy.pretrained.CHECKPOINT_ENV, raising=False)
+    monkeypatch.delenv(anatomy.checkpoints.pretrained.CHECKPOINT_ENV, raising=False)
     assert anatomy.resolve_checkpoint() == anatomy.default_model_dir()
     assert (anatomy.default_model_dir() / "model.safetensors").is_file()
-    monkeypatch.setenv(anatomy.pretrained.CHECKPOINT_ENV, "bert-base-uncased")
+    monkeypatch.setenv(anatomy.checkpoints.pretrained.CHECKPOINT_ENV, "bert-base-uncased")
     assert anatomy.resolve_checkpoint() == "bert-base-uncased"
     assert anatomy.resolve_checkpoint(tmp_path) == Path(tmp_path)
 
@@ -133,7 +133,7 @@ def test_checkpoint_with_missing_weights_is_refused(tmp_path):
 
 def test_environment_variable_selects_the_hub_checkpoint(monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setenv(anatomy.pretrained.CHECKPOINT_ENV, "anatomy-tests/not-cached-anywhere")
+    monkeypatch.setenv(anatomy.checkpoints.pretrained.CHECKPOINT_ENV, "anatomy-tests/not-cached-anywhere")
     with pytest.raises(HubUnreachableError, match="anatomy-tests/not-cached-anywhere"):
         anatomy.load_pretrained()
 
@@ -146,7 +146,7 @@ def test_folder_without_safetensors_is_refused(tmp_path):
 
 def test_a_device_this_machine_lacks_is_named_before_anything_loads(monkeypatch):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
-    monkeypatch.setattr(anatomy.pretrained, "resolve_checkpoint", lambda *a: pytest.fail("nothing should load"))
+    monkeypatch.setattr(anatomy.checkpoints.pretrained, "resolve_checkpoint", lambda *a: pytest.fail("nothing should load"))
     with pytest.raises(ValueError, match=r"device='cuda' was asked for, but torch finds no cuda device on this machine "
                                          r".*pass device='cpu', or anatomy.pick_device\(\)"):
         anatomy.load_pretrained(device="cuda")

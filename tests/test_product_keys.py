@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from anatomy.product_keys import ProductKeyMemory, all_product_keys, product_key_top_k
+from anatomy.efficient.product_keys import ProductKeyMemory, all_product_keys, product_key_top_k
 
 
 @pytest.mark.parametrize("num_sub_keys,top_k", [(4, 1), (4, 4), (16, 5), (32, 32), (64, 8)])

@@ -1,12 +1,12 @@
-"""anatomy.rnn_seq2seq: the additive attention against a brute-force loop, the decoder's GRU cell
+"""anatomy.models.rnn_seq2seq: the additive attention against a brute-force loop, the decoder's GRU cell
 stepped by hand against torch's nn.GRU over the whole sequence, and the bad inputs."""
 import math
 
 import pytest
 import torch
 
-from anatomy.generation import greedy_decode
-from anatomy.rnn_seq2seq import AdditiveAttention, GRUSeq2Seq, RNNConfig
+from anatomy.generation.greedy import greedy_decode
+from anatomy.models.rnn_seq2seq import AdditiveAttention, GRUSeq2Seq, RNNConfig
 
 
 def test_additive_attention_matches_a_brute_force_loop():

@@ -4,8 +4,8 @@ import torch
 from transformers import LlamaConfig
 from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding, apply_rotary_pos_emb
 
-from anatomy.embeddings import position_shift_matrix
-from anatomy.rotary import apply_rotary, pairs_from_halves, rotary_frequencies
+from anatomy.layers.embeddings import position_shift_matrix
+from anatomy.layers.rotary import apply_rotary, pairs_from_halves, rotary_frequencies
 
 
 def test_rotated_dot_products_depend_only_on_the_distance():

@@ -6,7 +6,7 @@ import torch
 from transformers.generation.logits_process import (TemperatureLogitsWarper, TopKLogitsWarper,
                                                     TopPLogitsWarper)
 
-from anatomy.sampling import choose_next, next_token_distribution, top_k_filter, top_p_filter
+from anatomy.generation.sampling import choose_next, next_token_distribution, top_k_filter, top_p_filter
 
 
 def kept(logits):

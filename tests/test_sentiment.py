@@ -3,8 +3,8 @@ import torch
 import torch.nn.functional as F
 
 from anatomy import TransformerForSequenceClassification
-from anatomy.linear_probe import sentence_vectors, train_probe
-from anatomy.sentiment import Analyser, FineTuningRecipe, classification_loss, predict_probabilities
+from anatomy.tasks.linear_probe import sentence_vectors, train_probe
+from anatomy.tasks.sentiment import Analyser, FineTuningRecipe, classification_loss, predict_probabilities
 
 
 @pytest.fixture(scope="module")
@@ -98,8 +98,8 @@ def test_probe_settings_and_data_that_do_not_fit():
 
 
 def test_accuracy_is_never_counted_from_nan(classifier, pretrained):
-    from anatomy.sentiment import accuracy
-    from anatomy.sentiment_data import Reviews
+    from anatomy.tasks.sentiment import accuracy
+    from anatomy.corpora.sentiment_data import Reviews
 
     broken = TransformerForSequenceClassification(classifier.config)
     broken.load_state_dict(classifier.state_dict())

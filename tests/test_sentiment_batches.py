@@ -1,11 +1,11 @@
-"""anatomy.sentiment_batches: padding, tokenising, and batches bucketed by length; a stream that could
+"""anatomy.tasks.sentiment_batches: padding, tokenising, and batches bucketed by length; a stream that could
 never fill a batch is refused when it is asked for."""
 from itertools import islice
 
 import pytest
 import torch
 
-from anatomy.sentiment_batches import batches_by_length, bucketed_batches, pad_batch, tokenize
+from anatomy.tasks.sentiment_batches import batches_by_length, bucketed_batches, pad_batch, tokenize
 
 
 def test_pad_batch_pads_with_zeros_and_masks_the_padding():

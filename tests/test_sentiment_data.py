@@ -1,7 +1,7 @@
 import pytest
 
-from anatomy import sentiment_data
-from anatomy.sentiment_data import binary_label, load_reviews, read_rated_sentences, reviews_path
+from anatomy.corpora import sentiment_data
+from anatomy.corpora.sentiment_data import binary_label, load_reviews, read_rated_sentences, reviews_path
 
 
 @pytest.fixture(scope="module")

@@ -4,10 +4,10 @@ import pytest
 import torch
 from transformers import GPT2Config, GPT2LMHeadModel
 
-from anatomy.gpt import GPT, GPTConfig
-from anatomy.llama import Llama, LlamaConfig
-from anatomy.text_generation import generate
-from anatomy.transformer import Transformer, TransformerConfig
+from anatomy.models.gpt import GPT, GPTConfig
+from anatomy.models.llama import Llama, LlamaConfig
+from anatomy.generation.text_generation import generate
+from anatomy.models.transformer import Transformer, TransformerConfig
 
 
 @pytest.fixture(scope="module")

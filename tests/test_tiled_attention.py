@@ -3,7 +3,7 @@ import torch
 import torch.nn.functional as F
 
 from anatomy import causal_mask, scaled_dot_product_attention
-from anatomy.tiled_attention import tiled_attention
+from anatomy.efficient.tiled_attention import tiled_attention
 
 
 @pytest.mark.parametrize("causal", [False, True])

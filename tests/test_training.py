@@ -5,9 +5,9 @@ import torch.nn.functional as F
 from torch import nn
 
 from anatomy import Transformer
-from anatomy.dates import CharVocabulary, date_pairs
-from anatomy.dates_translator import DATES_MODEL_DIR, dates_config, exact_match, train_dates, translate
-from anatomy.training import token_cross_entropy, train, warmup_then_decay
+from anatomy.tasks.dates import CharVocabulary, date_pairs
+from anatomy.tasks.dates_translator import DATES_MODEL_DIR, dates_config, exact_match, train_dates, translate
+from anatomy.tasks.training import token_cross_entropy, train, warmup_then_decay
 
 
 def test_schedule_warms_up_then_decays_to_zero():

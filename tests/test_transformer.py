@@ -3,11 +3,11 @@ import pytest
 import torch
 from torch import nn
 
-from anatomy.embeddings import sinusoidal_positions
-from anatomy.generation import greedy_decode
-from anatomy.masks import causal_mask
-from anatomy.torch_reference import to_torch_transformer
-from anatomy.transformer import Transformer, TransformerConfig
+from anatomy.layers.embeddings import sinusoidal_positions
+from anatomy.generation.greedy import greedy_decode
+from anatomy.layers.masks import causal_mask
+from anatomy.weights.torch_reference import to_torch_transformer
+from anatomy.models.transformer import Transformer, TransformerConfig
 
 TINY = dict(vocab_size=40, hidden_size=32, num_attention_heads=4, intermediate_size=64,
             num_encoder_layers=2, num_decoder_layers=2, hidden_dropout_prob=0.0, max_position_embeddings=64)

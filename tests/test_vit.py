@@ -1,12 +1,12 @@
-"""anatomy.vit against Hugging Face's ViTForImageClassification (random weights, tiny config)."""
+"""anatomy.models.vit against Hugging Face's ViTForImageClassification (random weights, tiny config)."""
 from types import SimpleNamespace
 
 import pytest
 import torch
 from transformers import ViTConfig, ViTForImageClassification
 
-from anatomy.vit import PatchEmbedding, VisionTransformer, VisionTransformerConfig, image_to_patches
-from anatomy.vit_weights import load_hf_vit_weights
+from anatomy.models.vit import PatchEmbedding, VisionTransformer, VisionTransformerConfig, image_to_patches
+from anatomy.weights.vit_weights import load_hf_vit_weights
 
 
 def tiny_hf_config(**overrides):

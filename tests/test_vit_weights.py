@@ -4,8 +4,8 @@ import pytest
 import torch
 from transformers import ViTConfig, ViTForImageClassification, ViTModel
 
-from anatomy.vit import VisionTransformer, VisionTransformerConfig
-from anatomy.vit_weights import load_hf_vit_weights, vit_from_hf
+from anatomy.models.vit import VisionTransformer, VisionTransformerConfig
+from anatomy.weights.vit_weights import load_hf_vit_weights, vit_from_hf
 
 
 def tiny(model_class=ViTForImageClassification, **overrides):

@@ -7,8 +7,8 @@ import bertviz
 import pytest
 import torch
 
-from anatomy import bertviz_offline as offline
-from anatomy import viz
+from anatomy.display import bertviz_offline as offline
+from anatomy.display import viz
 
 
 @pytest.fixture(scope="module")

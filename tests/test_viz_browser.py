@@ -11,8 +11,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from anatomy import bertviz_offline as offline
-from anatomy import viz
+from anatomy.display import bertviz_offline as offline
+from anatomy.display import viz
 from tools.headless import find_chromium, render_offline
 
 NOTEBOOKS = Path(__file__).parent.parent / "notebooks"

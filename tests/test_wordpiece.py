@@ -1,7 +1,7 @@
 import pytest
 
 from anatomy import WordPieceTokenizer, stdlib_sentences
-from anatomy.basic_tokenizer import split_punctuation
+from anatomy.tokenizers.basic_tokenizer import split_punctuation
 
 
 @pytest.fixture(scope="module")

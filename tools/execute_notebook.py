@@ -5,10 +5,10 @@
 What used to change from one run to the next, and what keeps it out of the file:
 - stdout split into different chunks (flushes race the kernel's messages): consecutive stream
   outputs are merged (nbconvert's CoalesceStreamsPreprocessor);
-- progress-bar widgets (tqdm via anatomy.training.train): the widget state, which holds the elapsed
+- progress-bar widgets (tqdm via anatomy.tasks.training.train): the widget state, which holds the elapsed
   time, is dropped, and each widget's random model id becomes one derived from its place;
 - cell timings: not recorded;
-- BertViz view ids: anatomy.viz derives them from the view's content;
+- BertViz view ids: anatomy.display.viz derives them from the view's content;
 - last digits that depend on the machine's core count: the kernel runs on one thread, as under
   `make test` (see conftest.py);
 - last digits that depend on the CPU (another machine, or `make test-portable`'s settings): a cell

@@ -17,11 +17,11 @@ from pathlib import Path
 
 import torch
 
-from anatomy.masked_lm import TransformerForMaskedLM
-from anatomy.pretraining import (PRETRAINED_DIR, masked_batches, pretrain, pretraining_sequences,
-                                 pretraining_texts, small_bert_config, train_tokenizer, unigram_entropy)
-from anatomy.pretraining_payoff import COMPARISON_FILE, compare
-from anatomy.sentiment_data import load_reviews
+from anatomy.models.masked_lm import TransformerForMaskedLM
+from anatomy.tasks.mlm_pretraining import (PRETRAINED_DIR, masked_batches, pretrain, pretraining_sequences,
+                                           pretraining_texts, small_bert_config, train_tokenizer, unigram_entropy)
+from anatomy.tasks.pretraining_payoff import COMPARISON_FILE, compare
+from anatomy.corpora.sentiment_data import load_reviews
 
 STEPS = 1400
 BATCH_SIZE = 64

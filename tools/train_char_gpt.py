@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import torch
 
-from anatomy.docstring_lm import docstring_config, docstring_corpus, train_docstring_gpt, validation_loss
-from anatomy.gpt import GPT
-from anatomy.logit_lens import save_char_gpt
+from anatomy.tasks.docstring_lm import docstring_config, docstring_corpus, train_docstring_gpt, validation_loss
+from anatomy.models.gpt import GPT
+from anatomy.interpret.logit_lens import save_char_gpt
 
 
 def main() -> None:

@@ -12,13 +12,13 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from anatomy.attention import scaled_dot_product_attention
+from anatomy.layers.attention import scaled_dot_product_attention
 from anatomy.homework.cross_attention.mistakes import MISTAKES
 from anatomy.homework.cross_attention.variants import attention, multi_head
 from anatomy.homework.feedback import Feedback, Mistake, call, compare, same, type_of
 from anatomy.homework.tracing import forbid, methods
-from anatomy.masks import padding_mask
-from anatomy.multihead import AttentionHead, MultiHeadAttention, PerHeadMultiHeadAttention
+from anatomy.layers.masks import padding_mask
+from anatomy.layers.multihead import AttentionHead, MultiHeadAttention, PerHeadMultiHeadAttention
 
 LIBRARY_ATTENTION = {**methods(MultiHeadAttention, PerHeadMultiHeadAttention, AttentionHead, nn.MultiheadAttention),
                      scaled_dot_product_attention: "anatomy.scaled_dot_product_attention",

@@ -11,17 +11,17 @@ from types import SimpleNamespace
 import torch
 from torch import nn
 
-from anatomy.decoder import TransformerDecoderLayer
+from anatomy.models.decoder import TransformerDecoderLayer
 from anatomy.homework.cross_attention.checks import SQUARE, check_cross_attention_module, inputs, named_crash
 from anatomy.homework.cross_attention.mistakes import MISTAKES
 from anatomy.homework.cross_attention.substitutes import KnownGoodCrossAttention
 from anatomy.homework.cross_attention.variants import decoder_layer
 from anatomy.homework.feedback import Feedback, call, compare, feedback_of, type_of
 from anatomy.homework.tracing import forbid, methods
-from anatomy.masks import causal_mask, padding_mask
+from anatomy.layers.masks import causal_mask, padding_mask
 
 LIBRARY_LAYERS = methods(TransformerDecoderLayer, nn.TransformerDecoderLayer, nn.TransformerDecoder)
-LIBRARY_NAMES = {"anatomy.decoder.TransformerDecoderLayer": "anatomy.TransformerDecoderLayer",
+LIBRARY_NAMES = {"anatomy.models.decoder.TransformerDecoderLayer": "anatomy.TransformerDecoderLayer",
                  "torch.nn.modules.transformer.TransformerDecoderLayer": "torch.TransformerDecoderLayer"}
 SUBSTITUTED = " (your CrossAttention, question 3, is not right yet, so this used a known-good cross-attention in its place)"
 

@@ -4,8 +4,8 @@ source; it must import only torch and the course package (never anatomy.homework
 """
 from __future__ import annotations
 
-from anatomy.masks import padding_mask
-from anatomy.multihead import MultiHeadAttention
+from anatomy.layers.masks import padding_mask
+from anatomy.layers.multihead import MultiHeadAttention
 
 
 class KnownGoodCrossAttention(MultiHeadAttention):

@@ -9,7 +9,7 @@ import contextlib
 
 import torch
 
-from anatomy.decoder import TransformerDecoderLayer
+from anatomy.models.decoder import TransformerDecoderLayer
 from anatomy.homework.cross_attention.checks import check_cross_attention_module
 from anatomy.homework.cross_attention.model_checks import (SUBSTITUTED, check_decoder_layer, own_class, run_own_layer,
                                                            stand_in, substitute_cross_attention)
@@ -21,9 +21,9 @@ def check_translations(swap_in, layer_class=None, cross_attention_class=None, co
     """Question 5: swap_in(model) puts your decoder layers, holding the trained weights, into notebook
     07's dates translator; it must still translate held-out dates (>= 98% exact match). If your layer
     (question 4) is not right yet, only the swap itself is graded."""
-    from anatomy.dates import CharVocabulary, date_pairs
-    from anatomy.dates_translator import DATES_MODEL_DIR, translate
-    from anatomy.transformer import Transformer
+    from anatomy.tasks.dates import CharVocabulary, date_pairs
+    from anatomy.tasks.dates_translator import DATES_MODEL_DIR, translate
+    from anatomy.models.transformer import Transformer
 
     own_class(layer_class, "MyDecoderLayer")
     model = Transformer.from_pretrained(DATES_MODEL_DIR)

@@ -14,9 +14,9 @@ from types import SimpleNamespace
 import torch
 import torch.nn.functional as F
 
-from anatomy.encoder import TransformerEncoder
+from anatomy.models.encoder import TransformerEncoder
 from anatomy.homework.feedback import Feedback, call, type_of
-from anatomy.sentiment_batches import SentimentBatch
+from anatomy.tasks.sentiment_batches import SentimentBatch
 
 TINY = dict(vocab_size=60, hidden_size=16, num_attention_heads=4, num_hidden_layers=2, intermediate_size=32,
             max_position_embeddings=32, type_vocab_size=2, hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)

@@ -10,8 +10,8 @@ from __future__ import annotations
 import functools
 import random
 
-from anatomy.sentiment_batches import SentimentBatch, batches_by_length, pad_batch, tokenize
-from anatomy.sentiment_data import load_reviews
+from anatomy.tasks.sentiment_batches import SentimentBatch, batches_by_length, pad_batch, tokenize
+from anatomy.corpora.sentiment_data import load_reviews
 
 STEPS, BATCH_SIZE, MAX_LENGTH, TEST_SENTENCES = 64, 16, 40, 200
 
@@ -20,7 +20,7 @@ STEPS, BATCH_SIZE, MAX_LENGTH, TEST_SENTENCES = 64, 16, 40, 200
 def bundled_tokenizer():
     from transformers import AutoTokenizer
 
-    from anatomy.pretrained import default_model_dir
+    from anatomy.checkpoints.pretrained import default_model_dir
 
     return AutoTokenizer.from_pretrained(default_model_dir())
 

@@ -16,7 +16,7 @@ import types
 import torch
 from torch import nn
 
-from anatomy.encoder import TransformerEncoder
+from anatomy.models.encoder import TransformerEncoder
 from anatomy.homework.feedback import Feedback, call
 from anatomy.homework.sentiment.checks import built, check_predict, check_training_step
 from anatomy.homework.sentiment.diagnosis import explain_miss, require_encoder_moved, require_finite

@@ -7,7 +7,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from anatomy.encoder import TransformerEncoder
+from anatomy.models.encoder import TransformerEncoder
 from anatomy.homework.feedback import Feedback
 from anatomy.homework.sentiment.substitutes import cls_logits
 

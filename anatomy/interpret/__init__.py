@@ -1,0 +1,10 @@
+"""Looking inside a trained model: hook points, induction heads, the logit lens, activation patching.
+
+Taught in: 17_interpretability.
+"""
+from anatomy.interpret.hooks import blocks, points_of, hook_names, resolve, check_edit, Hooks
+from anatomy.interpret.induction import (NoFeedForward, attention_only_model, repeated_tokens, half_losses,
+                                         InductionRun, train_induction, patterns, previous_token_scores,
+                                         induction_scores, ablate_heads, head_means, in_context_gain)
+from anatomy.interpret.logit_lens import residual_streams, logit_lens, lens_ranks, save_char_gpt, load_char_gpt
+from anatomy.interpret.patching import patch, check_pair, restored_fraction, logit_difference

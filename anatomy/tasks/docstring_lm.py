@@ -1,0 +1,121 @@
+"""Notebook 11's language-modelling task: a character-level GPT trained on the standard library's docstrings.
+
+Taught in: 11_gpt.  Shapes: B batch, T characters per window, V vocabulary (characters).
+Characters, not WordPiece: the vocabulary is ~100 symbols, every string can be written, and a tiny
+model trained for a minute learns spelling and punctuation we can read. The split is by sentence:
+the last tenth is held out, and the bigram baseline is counted on the same training part.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import torch
+
+from anatomy.checks import check_integer, check_number
+from anatomy.corpora.stdlib_docstrings import stdlib_sentences
+from anatomy.models.gpt import GPT, GPTConfig
+from anatomy.tasks.training import TrainingRun, token_cross_entropy, train
+
+
+@dataclass
+class CharCorpus:
+    characters: str  # the vocabulary, id = position; id 0 is "\n", the sentence separator
+    train_ids: torch.Tensor  # (N,) the training sentences, joined by "\n"
+    validation_ids: torch.Tensor  # (M,) the held-out sentences
+
+    def encode(self, text: str) -> torch.Tensor:
+        unknown = sorted(set(text) - set(self.characters))
+        if unknown:
+            raise ValueError(f"characters {unknown} are not in the vocabulary")
+        return torch.tensor([self.characters.index(c) for c in text])
+
+    def decode(self, ids: torch.Tensor | list[int]) -> str:
+        return "".join(self.characters[int(i)] for i in ids)
+
+
+def docstring_corpus(count: int = 6000, held_out: float = 0.1) -> CharCorpus:
+    """`count` docstring sentences, the last `held_out` fraction of them kept for validation."""
+    check_integer("count", count, least=2)
+    check_number("held_out", held_out, above=0, below=1, hint=" (the fraction of sentences kept for validation)")
+    sentences = stdlib_sentences(count)
+    cut = int(len(sentences) * (1 - held_out))
+    if not 0 < cut < len(sentences):
+        raise ValueError(f"held_out={held_out} of {len(sentences)} sentences leaves {cut} for training and "
+                         f"{len(sentences) - cut} for validation; both need at least one")
+    characters = "\n" + "".join(sorted(set("".join(sentences)) - {"\n"}))
+    index = {c: i for i, c in enumerate(characters)}
+    encode = lambda part: torch.tensor([index[c] for c in "\n".join(part) + "\n"])  # noqa: E731
+    return CharCorpus(characters, encode(sentences[:cut]), encode(sentences[cut:]))
+
+
+def docstring_config(corpus: CharCorpus) -> GPTConfig:
+    """Small enough to train in about a minute on two CPU cores."""
+    return GPTConfig(vocab_size=len(corpus.characters), hidden_size=128, num_attention_heads=4,
+                     num_hidden_layers=2, intermediate_size=512, max_position_embeddings=64)
+
+
+def windows(ids: torch.Tensor, batch_size: int, length: int, generator: torch.Generator) -> Iterator[torch.Tensor]:
+    """Random (B, length + 1) windows of the text, forever: inputs are [:, :-1], labels [:, 1:]."""
+    check_integer("batch_size", batch_size)
+    check_integer("length", length)
+    if not isinstance(ids, torch.Tensor) or ids.dim() != 1 or len(ids) < length + 2:
+        raise ValueError(f"ids must be a 1-D text of at least length + 2 = {length + 2} tokens, to hold a window of "
+                         f"length + 1, got shape {tuple(getattr(ids, 'shape', ()))}")
+    return _windows(ids, batch_size, length, generator)
+
+
+def _windows(ids: torch.Tensor, batch_size: int, length: int, generator: torch.Generator) -> Iterator[torch.Tensor]:
+    while True:
+        starts = torch.randint(0, len(ids) - length - 1, (batch_size,), generator=generator)
+        yield torch.stack([ids[s:s + length + 1] for s in starts.tolist()])  # (B, T + 1)
+
+
+def next_character_loss(model: GPT, window: torch.Tensor) -> torch.Tensor:
+    logits = model(window[:, :-1]).logits  # (B, T, V)
+    return token_cross_entropy(logits, window[:, 1:], ignore_id=-100)
+
+
+def train_docstring_gpt(model: GPT, corpus: CharCorpus, steps: int = 800, batch_size: int = 16,
+                        seed: int = 0, progress: bool = True) -> TrainingRun:
+    """Windows as long as the context: every position embedding gets trained."""
+    length = model.config.max_position_embeddings
+    batches = windows(corpus.train_ids, batch_size, length, torch.Generator().manual_seed(seed))
+    return train(model, batches, next_character_loss, steps, peak_lr=5e-3, warmup_steps=50,
+                 max_grad_norm=1.0, progress=progress)
+
+
+@torch.no_grad()
+def validation_loss(model: GPT, ids: torch.Tensor) -> float:
+    """Mean next-character cross-entropy (nats) over the held-out text, in consecutive context-long windows."""
+    length = model.config.max_position_embeddings
+    if not isinstance(ids, torch.Tensor) or ids.dim() != 1 or len(ids) < length + 1:
+        raise ValueError(f"ids must be a 1-D text of at least one context window + 1 = {length + 1} tokens, got "
+                         f"shape {tuple(getattr(ids, 'shape', ()))}")
+    usable = (len(ids) - 1) // length * length
+    inputs = ids[:usable].view(-1, length)  # (N, T)
+    labels = ids[1:usable + 1].view(-1, length)
+    return token_cross_entropy(model(inputs).logits, labels, ignore_id=-100).item()
+
+
+def bigram_log_probs(corpus: CharCorpus, smoothing: float = 1.0) -> torch.Tensor:
+    """(V, V) log P(next | current), row = current character, counted on the training text with
+    add-`smoothing` (every pair gets that many extra counts, so no pair is impossible)."""
+    check_number("smoothing", smoothing, above=0, hint=" (1.0 is add-one smoothing)")
+    vocab = len(corpus.characters)
+    counts = torch.full((vocab, vocab), float(smoothing))
+    counts.index_put_((corpus.train_ids[:-1], corpus.train_ids[1:]), torch.ones(len(corpus.train_ids) - 1),
+                      accumulate=True)
+    return (counts / counts.sum(dim=1, keepdim=True)).log()  # (V, V)
+
+
+def bigram_loss(corpus: CharCorpus, smoothing: float = 1.0) -> float:
+    """The baseline: P(next | current) counted on the training text (add-`smoothing`), scored on held-out text."""
+    log_probs = bigram_log_probs(corpus, smoothing)  # (V, V)
+    ids = corpus.validation_ids
+    return -log_probs[ids[:-1], ids[1:]].mean().item()
+
+
+def perplexity(loss: float) -> float:
+    return math.exp(loss)

@@ -1,0 +1,80 @@
+"""Does pre-training pay? One small classifier fine-tuned on the review labels from random weights and from
+masked-LM pre-training: the same recipe, the same budget, the same seeds; accuracy on the test split.
+
+Taught in: 16_pretraining.  Shapes: B batch, T tokens, D model width.
+Arm (a) starts from the pre-training run's own initial weights (its snapshot at step 0), arm (b) from its
+weights after S steps; with the same seed both get the same pooler and classifier head and see the same
+batches, so the encoder's weights are the only difference. `make pretrain` writes COMPARISON_FILE.
+"""
+from __future__ import annotations
+
+import copy
+import math
+import statistics
+from collections.abc import Sequence
+from dataclasses import asdict, replace
+
+import torch
+
+from anatomy.models.classifier import TransformerForSequenceClassification
+from anatomy.models.masked_lm import bert_init_
+from anatomy.tasks.mlm_pretraining import PRETRAINED_DIR, SentenceTokenizer
+from anatomy.tasks.sentiment import FineTuningRecipe, accuracy, fine_tune
+from anatomy.corpora.sentiment_data import Reviews
+
+COMPARISON_FILE = PRETRAINED_DIR / "fine_tuning_comparison.json"
+# Two epochs at a learning rate a model trained from scratch needs (09's 1e-4 suits a big pre-trained one).
+RECIPE = FineTuningRecipe(max_length=48, batch_size=32, peak_lr=5e-4, epochs=2.0)
+
+
+def classifier_from(config, encoder_state: dict[str, torch.Tensor] | None, seed: int) -> TransformerForSequenceClassification:
+    """BERT-initialised classifier (seeded), its encoder replaced by `encoder_state` when given."""
+    config = copy.deepcopy(config)
+    config.num_labels = 2
+    torch.manual_seed(seed)
+    model = bert_init_(TransformerForSequenceClassification(config), getattr(config, "initializer_range", 0.02))
+    if encoder_state is not None:
+        model.encoder.load_state_dict(encoder_state)
+    return model
+
+
+def fine_tuned_accuracy(config, encoder_state: dict[str, torch.Tensor] | None, tokenizer: SentenceTokenizer,
+                        train_split: Reviews, test_split: Reviews, seed: int,
+                        recipe: FineTuningRecipe = RECIPE) -> tuple[float, float]:
+    """(test accuracy, seconds fine-tuning took) of one run."""
+    model = classifier_from(config, encoder_state, seed)
+    run = fine_tune(model, tokenizer, train_split, replace(recipe, seed=seed), progress=False)
+    return accuracy(model, tokenizer, test_split), run.seconds
+
+
+def mean_interval(values: Sequence[float], confidence: float = 0.95) -> tuple[float, float]:
+    """(mean, half-width) of a Student-t interval over the seeds: the spread training noise makes."""
+    from scipy.stats import t
+
+    if len(values) < 2:
+        raise ValueError(f"an interval needs at least 2 values (seeds), got {len(values)}")
+    half = float(t.ppf((1 + confidence) / 2, len(values) - 1)) * statistics.stdev(values) / math.sqrt(len(values))
+    return statistics.fmean(values), half
+
+
+def compare(snapshots: dict[int, dict[str, torch.Tensor]], config, tokenizer: SentenceTokenizer,
+            train_split: Reviews, test_split: Reviews, seeds: Sequence[int],
+            recipe: FineTuningRecipe = RECIPE, log=print) -> dict:
+    """Fine-tune from every snapshot (pre-training step -> encoder weights) with every seed."""
+    results: dict[str, dict[str, list[float]]] = {}
+    for step, state in sorted(snapshots.items()):
+        accuracies, seconds = [], []
+        for seed in seeds:
+            score, took = fine_tuned_accuracy(config, state, tokenizer, train_split, test_split, seed, recipe)
+            accuracies.append(score)
+            seconds.append(took)
+            log(f"pre-training steps {step:5d}  seed {seed}  test accuracy {score:.3f}  ({took:.0f} s)")
+        results[str(step)] = {"accuracy": accuracies, "seconds": seconds}
+    return {"seeds": list(seeds), "test_size": len(test_split), "recipe": asdict(recipe), "runs": results}
+
+
+def paired_gain(result: dict, step: int) -> tuple[float, float]:
+    """Mean and 95 % half-width of (accuracy after `step` pre-training steps - accuracy from random), seed by seed."""
+    runs = result["runs"]
+    gains = [b - a for a, b in zip(runs["0"]["accuracy"], runs[str(step)]["accuracy"])]
+    return mean_interval(gains)
