@@ -52,7 +52,7 @@
 # | 10 homework 2 | fine-tuning BERT for sentiment, by you | `anatomy.homework.sentiment` (its checks) |
 # | 11 GPT | a decoder-only model, sampling, KV cache, beam search | `anatomy.models.gpt`, `anatomy.layers.kv_cache`, `anatomy.generation.sampling` |
 # | 12 modern block | RMSNorm, SwiGLU, RoPE, grouped-query attention: a Llama | `anatomy.models.llama`, `anatomy.layers.rotary`, `anatomy.layers.gqa` |
-# | 13 efficient attention | tiled attention, product keys, adaptive span, persistent memory | `anatomy.tiled_attention`, `anatomy.efficient.product_keys` |
+# | 13 efficient attention | tiled attention, product keys, adaptive span, persistent memory | `anatomy.efficient.tiled_attention`, `anatomy.efficient.product_keys` |
 # | 14 vision transformer | images as sequences of patches | `anatomy.models.vit` |
 #
 # ## Learning objectives
