@@ -2,7 +2,7 @@
 
 Trains a fresh ViT on scikit-learn's 8 x 8 digits exactly as notebook 14 does (same seed, steps and
 recipe), then the same-size MLP baseline, and reports time and test accuracy (360 held-out images).
-Goals for the ViT: >= 97% test accuracy on seed 0, <= 60 s of training on two CPU cores. Never a timed test.
+Goals for the ViT: >= 93% test accuracy (notebook 14's check; seed 0 gave 96.7-98.1% on three machines), <= 60 s of training on two CPU cores. Never a timed test.
 `--seeds N` trains the ViT on seeds 0..N-1 instead (about a minute each) and prints the spread that
 notebook 14's check is sized by: 94.2-98.3% over 12 seeds on a CPU, 95.0-98.3% on a GPU (2026-11-26).
 """
@@ -56,7 +56,8 @@ def main() -> None:
     print(f"V1 ViT on the digits, {STEPS} steps on {device} ({torch.get_num_threads()} threads), "
           f"{count(vit):,} parameters")
     print(f"   training time  {run.seconds:6.1f} s   goal <= 60 s  {'met' if run.seconds <= 60 else 'MISSED'}")
-    print(f"   test accuracy  {vit_accuracy:6.1%}     goal >= 97%   {'met' if vit_accuracy >= 0.97 else 'MISSED'}")
+    print(f"   test accuracy  {vit_accuracy:6.1%}     goal >= 93%   {'met' if vit_accuracy >= 0.93 else 'MISSED'}"
+          "   (seed 0; 12 seeds span 94.2-98.3%: --seeds 12)")
     print(f"   MLP baseline   {mlp_accuracy:6.1%} in {mlp_run.seconds:.1f} s, {count(mlp):,} parameters")
 
 
