@@ -30,8 +30,8 @@
 # 1. Turn an image into a sequence of patch embeddings, and see that this is a strided convolution.
 # 2. Assemble a ViT from `[CLS]`, learned positions and our pre-LN encoder layers.
 # 3. Check it against `transformers.ViTForImageClassification`, weight for weight.
-# 4. Train it to ≥ 97% test accuracy, compare it with an MLP of the same size, and measure how
-#    much a 360-image test set can tell two such models apart.
+# 4. Train it to 94–98% test accuracy (94.2–98.3% over 12 seeds, about 96% on average), compare it
+#    with an MLP of the same size, and measure how much a 360-image test set can tell two such models apart.
 # 5. Read what it learned: `[CLS]` attention over the patches, and the learned position embeddings.
 
 # %%
@@ -175,8 +175,11 @@ vit_accuracy = accuracy(vit, split.test_images, split.test_labels)
 print(f"trained {STEPS} steps; test accuracy {vit_accuracy:.1%} (360 images)")  # time: make bench
 
 # %%
-# The goal is 97% (`make bench` reports it too); one image is 0.3%.
-assert vit_accuracy >= 0.97, f"test accuracy {vit_accuracy:.1%} is below the 97% goal"
+# One image is 0.3%. This recipe ended between 94.2% and 98.3% over 12 seeds on a CPU, and between
+# 95.0% and 98.3% on a GPU (`python benchmarks/train_vit.py --seeds 12`); seed 0 alone gave 98.1% on
+# one CPU, 97.8% on another and 96.7% on a GPU. So the check asks for what every run reached, not for
+# this run's figure.
+assert vit_accuracy >= 0.93, f"test accuracy {vit_accuracy:.1%} is below 93%, under every seed we measured"
 fig, ax = plt.subplots(figsize=(6, 2.6))
 ax.plot(run.losses, linewidth=0.6)
 ax.set_yscale("log")
@@ -203,10 +206,10 @@ print(f"MLP {mlp_accuracy:.1%}, ViT {vit_accuracy:.1%}")
 assert mlp_accuracy > 0.9  # both learn the digits
 
 # %% [markdown]
-# With the same size, recipe and steps, the ViT ended at about 98% and the MLP a point or two lower
-# (the exact figures above differ a little between CPUs; `make bench`, V1 in
-# `benchmarks/train_vit.py`, times both runs). Is a point or two a real difference? Both models
-# answered the same 360 test images, so compare them image by image: only the images on which they
+# With the same size, recipe and steps, both models ended in the mid to high nineties, in this run a
+# point or two apart (the figures above move with the seed and the machine: over 12 seeds the ViT
+# ended between 94.2% and 98.3%; `make bench`, V1 in `benchmarks/train_vit.py`, times both runs). Is a point or two a
+# real difference? Both models answered the same 360 test images, so compare them image by image: only the images on which they
 # disagree carry information about the gap. The difference of two accuracies on the same images is
 # the mean of one number per image (+1 where only the ViT is right, −1 where only the MLP is, 0
 # otherwise), and its 95% interval is that mean ± 1.96 standard errors:
@@ -244,7 +247,8 @@ assert half_width > 0.01, "360 test images should not resolve a gap of one point
 # - A convolutional network assumes much more, locality and translation equivariance at every layer,
 #   and that is why CNNs were the default for small image datasets (try one, exercise 5).
 #
-# Here the ViT, with a little more bias than the MLP, is not behind it; whether the most bias pays
+# Here the ViT, with a little more bias than the MLP, ended level with it as far as 360 images can
+# tell; whether the most bias pays
 # on 1,437 digits is exercise 5's question (a small CNN against both). What this experiment cannot
 # show is that a Transformer **needs more data**: that is a claim about how accuracy grows with the
 # size of the training set, and it needs several sizes. The ViT paper measured it (Dosovitskiy et
@@ -340,13 +344,14 @@ assert sum(same_row) / len(same_row) > sum(same_column) / len(same_column) + 0.2
 #
 # ## 10. Where it went next
 # Our ViT is tiny. The ViT paper's point was the opposite end: trained on a few hundred million
-# labelled images, the same architecture with 16 × 16 patches of 224 × 224 photographs beat the best
+# labelled images, the same architecture with 14 × 14 or 16 × 16 patches of 224 × 224 photographs beat the best
 # convolutional networks, while trained on a million images it did not. With enough data, the
 # missing prior stops mattering, and a Transformer's generality starts to pay. Later work
 # (DeiT) found recipes with heavy augmentation and distillation that need far less data. Images
 # became token sequences along a second line too, for *generating* them: Image GPT (Chen et al.,
 # 2020) predicted an image's pixels one after another with a GPT, and VQ-VAE (van den Oord et al.,
-# 2017) learned a discrete code, one of a few thousand entries, per image patch. DALL-E (Ramesh
+# 2017) learned a discrete code, one of a few hundred entries (512 in its image experiments), per
+# position of a downsampled feature map. DALL-E (Ramesh
 # et al., 2021) joined that line: a discrete VAE turns an image into 32 × 32 codes, and a single
 # decoder writes a caption's tokens and then the image's codes, one after another. CLIP (Radford
 # et al., 2021) used a ViT to put images and captions into one space. Today's multimodal models
@@ -379,7 +384,7 @@ assert sum(same_row) / len(same_row) > sum(same_column) / len(same_column) + 0.2
 #    count near 0.1M, as the others. Compare it with the ViT by section 7's paired interval.
 # 6. Retrain the ViT and the MLP with seeds 1 and 2 (`anatomy.seed_everything(seed)` before building
 #    each model, and `train_digits(..., seed=seed)`), and compute section 7's interval each time.
-#    Does the ViT stay ahead of the MLP? *Hint:* the interval covers the luck of the test images;
+#    Which model is ahead at each seed, and does any interval exclude 0? *Hint:* the interval covers the luck of the test images;
 #    the seeds show the luck of the training run.
 #
 # ## Glossary · 용어집
@@ -398,7 +403,7 @@ assert sum(same_row) / len(same_row) > sum(same_column) / len(same_column) + 0.2
 # ## 핵심 요약
 # - 비전 트랜스포머는 이미지를 패치로 잘라 각 패치를 하나의 토큰처럼 다룬다. 패치 임베딩은 커널과 스트라이드가 패치 크기인 합성곱과 같다.
 # - 우리 ViT는 시리즈의 인코더 층을 재사용하며 Hugging Face ViT와 1e-5 이내로 일치한다.
-# - 8×8 숫자 이미지에서 CPU 코어 두 개로 1분 안에 97% 이상의 테스트 정확도를 얻었다.
+# - 8×8 숫자 이미지에서 CPU 코어 두 개로 1분 안에 테스트 정확도 94.2–98.3%(시드 12개, 평균 약 96%)를 얻었다.
 # - 귀납적 편향은 모델이 데이터를 보기 전에 가정하는 것이다. MLP는 아무것도, ViT는 패치만, CNN은 모든 층의 지역성을 가정한다. 같은 크기의 ViT와 MLP는 몇 포인트 안에서 비슷했고, 테스트 세트 360장으로 한 번 학습한 결과로는 그보다 작은 차이를 가릴 수 없다(짝지은 신뢰구간).
 # - 편향이 적은 트랜스포머가 더 많은 데이터를 필요로 한다는 것은 ViT 논문이 데이터셋 크기를 바꿔 가며 보였다(그림 3).
 # - 2차원 배치 정보는 주어지지 않았지만, 학습된 위치 임베딩에서 이웃한 패치끼리, 특히 같은 행의 패치끼리 더 비슷해졌다.
