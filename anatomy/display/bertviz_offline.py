@@ -29,7 +29,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 BERTVIZ_VERSION = "1.4.1"
-VENDOR_DIR = Path(__file__).parent / "static" / "vendor"
+VENDOR_DIR = Path(__file__).parent.parent / "static" / "vendor"  # anatomy/static/vendor
 CDN = {
     "require": "https://cdnjs.cloudflare.com/ajax/libs/require.js/2.3.6/require.min",
     "d3": "https://cdnjs.cloudflare.com/ajax/libs/d3/5.7.0/d3.min",

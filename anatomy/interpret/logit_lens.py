@@ -17,7 +17,7 @@ from anatomy.tasks.docstring_lm import CharCorpus
 from anatomy.models.gpt import GPT, GPTConfig
 from anatomy.interpret.hooks import Hooks, blocks
 
-CHAR_GPT_DIR = Path(__file__).resolve().parent / "data" / "char_gpt"
+CHAR_GPT_DIR = Path(__file__).resolve().parent.parent / "data" / "char_gpt"
 
 
 def residual_streams(model: nn.Module, input_ids: torch.Tensor) -> torch.Tensor:

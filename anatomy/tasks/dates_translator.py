@@ -17,7 +17,7 @@ from anatomy.generation.greedy import greedy_decode
 from anatomy.tasks.training import TrainingRun, token_cross_entropy, train
 from anatomy.models.transformer import Transformer, TransformerConfig
 
-DATES_MODEL_DIR = Path(__file__).resolve().parent / "data" / "dates_transformer"
+DATES_MODEL_DIR = Path(__file__).resolve().parent.parent / "data" / "dates_transformer"
 
 
 def dates_config(vocab: CharVocabulary) -> TransformerConfig:

@@ -24,7 +24,7 @@ from anatomy.models.mlm_masking import IGNORE_INDEX, mask_tokens
 from anatomy.tasks.sentiment_batches import bucketed_batches
 from anatomy.tasks.training import TrainingRun, train
 
-PRETRAINED_DIR = Path(__file__).resolve().parent / "data" / "mlm_pretrained"
+PRETRAINED_DIR = Path(__file__).resolve().parent.parent / "data" / "mlm_pretrained"
 SPECIAL_TOKENS = ("[PAD]", "[CLS]", "[SEP]", "[MASK]")  # ids 0, 1, 2, 3
 VOCAB_SIZE = 4000
 MAX_LENGTH = 64  # tokens per pre-training sequence, [CLS] and [SEP] included; longer lines are cut in pieces
