@@ -46,10 +46,10 @@ class ArmComparison:
         return (higher if self.mean > 0 else lower) if self.shown else NO_DIFFERENCE
 
     def describe(self, scale: float = 100.0, unit: str = " points", digits: int = 1,
-                 higher: str = "b is higher", lower: str = "b is lower") -> str:
+                 higher: str = "b is higher", lower: str = "b is lower", over: str = "seeds") -> str:
         """E.g. "+5.7 ± 7.7 points (95 % paired interval, 5 seeds): no difference shown"."""
         return (f"{self.mean * scale:+.{digits}f} ± {self.half_width * scale:.{digits}f}{unit} "
-                f"({100 * self.confidence:g} % paired interval, {self.seeds} seeds): {self.verdict(higher, lower)}")
+                f"({100 * self.confidence:g} % paired interval, {self.seeds} {over}): {self.verdict(higher, lower)}")
 
 
 def compare_arms(a: Sequence[float], b: Sequence[float], confidence: float = 0.95) -> ArmComparison:
