@@ -141,7 +141,8 @@ for row in range(2):
 # %% [markdown]
 # (Shown with 40 % chosen so that a short sentence has a few; BERT uses 15 %.) The draft equals the
 # package's `mask_tokens`, and because both draw from one `torch.Generator` in Hugging Face's order, the
-# same seed gives exactly Hugging Face's masks:
+# same seed gives exactly Hugging Face's masks (except for a sentence in which the draw chooses no token:
+# there `mask_tokens` picks one, as its docstring says, where Hugging Face predicts nothing):
 
 # %%
 collator = DataCollatorForLanguageModeling(minilm_tokenizer, mlm_probability=0.15)
