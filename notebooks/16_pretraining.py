@@ -541,10 +541,10 @@ assert abs(live_accuracy - committed) < 0.02, (live_accuracy, committed)
 #
 # ## 핵심 요약
 # - 사전 학습에는 레이블이 필요 없다. 토큰의 15 %를 골라 80 %는 `[MASK]`, 10 %는 무작위 토큰으로 바꾸고 10 %는 그대로 두고, 원래 토큰을 맞히게 한다.
-# - 마스크 언어 모델 헤드는 변환(dense, GELU, LayerNorm)과 단어 임베딩에 묶인 디코더와 편향으로 이루어지며, 우리 구현은 `BertForMaskedLM`과 1e-5 이내로 같다.
+# - 마스크 언어 모델 헤드는 변환(dense, GELU, LayerNorm)과 단어 임베딩과 가중치를 공유하는 디코더와 편향으로 이루어지며, 우리 구현은 `BertForMaskedLM`과 1e-5 이내로 같다.
 # - MiniLM은 이 헤드를 배포하지 않으므로 빈칸을 채우지 못하고, 다시 쓸 수 있는 것은 인코더뿐이다.
 # - CPU에서 1,400 스텝 사전 학습한 작은 BERT는 처음 보는 문장에서 유니그램 기준선보다 낮은 손실을 내지만, 빈칸에는 아직 맞는 단어가 아니라 그 언어에서 흔한 토큰을 넣는다.
-# - 그러나 레이블 8,057개로 미세 조정하면 사전 학습이 도움이 되지 않았고(−2.3 ± 2.1점), 2,000개일 때만 이득의 조짐(+5.7 ± 7.7점)이 보였다. 사전 학습은 텍스트의 규모와 레이블의 부족에서 값어치를 한다.
+# - 그러나 레이블 8,057개로 미세 조정하면 사전 학습이 오히려 손해였고(−2.3 ± 2.1%p), 2,000개일 때는 시드 다섯 개로 차이를 보이지 못했다(+5.7 ± 7.7%p). 사전 학습은 텍스트가 많을 때 효과가 있다고 알려져 있지만, 이 규모에서는 보이지 않았다.
 #
 # ## References
 # - Devlin, Chang, Lee, Toutanova, "BERT: Pre-training of Deep Bidirectional Transformers for Language Understanding" (NAACL 2019): masked LM, 15 % and 80/10/10 (section 3.1, appendix A.1).
