@@ -253,7 +253,7 @@ torch.testing.assert_close(t5_term[0], t5_term[1])  # the same for every query
 # - 토큰 임베딩은 문맥을 모른다: "flies"는 어느 문장에서나 같은 벡터이고, 문맥은 어텐션이 더한다.
 # - BERT는 학습된 위치 임베딩과 토큰 유형 임베딩을 더한 뒤 층 정규화와 드롭아웃을 적용한다. `anatomy.Embeddings`는 이를 비트 단위까지 재현한다.
 # - 사인파 위치 인코딩은 학습이 필요 없고, 위치를 k만큼 옮기는 것은 고정된 선형 변환(회전)이다.
-# - 상대 위치는 두 방식이 있다: Shaw 등(2018)은 거리마다 학습한 벡터를 키(와 값)에 더하므로 점수에 더해지는 항 q·a가 쿼리의 내용에 따라 달라지고, T5는 거리 구간마다 학습한 스칼라 하나를 점수에 더한다.
+# - 상대 위치는 두 방식이 있다: Shaw et al.(2018)은 거리마다 학습한 벡터를 키(와 값)에 더하므로 점수에 더해지는 항 q·a가 쿼리의 내용에 따라 달라지고, T5는 거리 구간마다 학습한 스칼라 하나를 점수에 더한다.
 #
 # ## References
 # - Tunstall, L., von Werra, L. and Wolf, T. (2022). *Natural Language Processing with Transformers*,

@@ -67,7 +67,8 @@ for text in ["a", "é", "좋", "🙂", "좋아해"]:
 
 # %% [markdown]
 # A tokenizer whose first 256 tokens are the 256 bytes can write any string: nothing is ever unknown.
-# WordPiece in notebook 01 had to give up with `[UNK]` on a character its vocabulary lacked. The price:
+# WordPiece in notebook 01 had to give up with `[UNK]` on any word holding a character its vocabulary
+# lacked (section 7 shows a whole word lost so). The price:
 # without merges, Korean costs three tokens per syllable. BPE's merges buy that back where the
 # training text repeats itself.
 #
@@ -78,8 +79,10 @@ for text in ["a", "é", "좋", "🙂", "좋아해"]:
 #    leading space, and runs of white space. Merges never cross these boundaries, so "dog." and "dog!"
 #    share the token "dog", and a number never merges with the word before it.
 # 2. **The byte table.** Each byte is written as one printable character, so a token is still a
-#    string: the printable ASCII and Latin-1 bytes stand for themselves, the others (space, newline,
-#    control bytes) borrow characters from 256 up. A space becomes "Ġ", a newline "Ċ".
+#    string: the printable ASCII and Latin-1 bytes stand for themselves; the other 68 (space, newline
+#    and the other control bytes 0–32, DEL and the C1 controls 127–160, which include the no-break
+#    space 160, and the soft hyphen 173) borrow the characters U+0100–U+0143, from 256 up. A space
+#    becomes "Ġ", a newline "Ċ".
 
 # %%
 from anatomy.tokenizers.byte_level import (ALPHABET, BYTE_TO_CHAR, GPT2_SPLIT_PATTERN, pre_tokenize, random_text,
@@ -185,7 +188,8 @@ for step, (pair, count) in enumerate(history, start=1):
 #
 # ### Training fast
 # The draft recounts every pair of the corpus after each merge: fine for ten merges, hopeless for
-# 50,000. The package's trainer (as Hugging Face's and minbpe's fast trainers do):
+# 50,000. (karpathy's minbpe, a clear small implementation, trains exactly that way: it recounts every
+# pair of every chunk on every merge.) The package's trainer does what Hugging Face's `BpeTrainer` does:
 #
 # - counts each distinct word once (the corpus is a bag of words, since merges never cross a word);
 # - counts pairs once, remembering in which words each pair occurs;
@@ -302,14 +306,19 @@ for name, tokenizer, held_out in [("English", english_bpe, reviews), ("Korean", 
     usable = [size for size in sizes if size <= tokenizer.vocab_size]
     curves[name] = (usable, [bytes_per_token(smaller(tokenizer, size), held_out) for size in usable])
     print(f"{name:8}", "  ".join(f"{size:>5}: {value:.2f}" for size, value in zip(*curves[name])))
+print("characters per token at 4,000 tokens:", "  ".join(
+    f"{name} {sum(map(len, texts)) / sum(len(smaller(tokenizer, 4000).encode(text)) for text in texts):.2f}"
+    for name, tokenizer, texts in [("English", english_bpe, reviews), ("Korean", korean_bpe, korean_held_out)]))
 plot_compression(curves)
 plt.show()
 
 # %% [markdown]
-# Both start at 1 byte per token (no merges). Korean gains faster: two merges turn a frequent syllable's
-# three bytes into one token, and the legal texts repeat their words ("법률", "대통령") a lot. But
-# count characters: 3.7 bytes per Korean token is about 1.2 syllables, while 3 bytes per English
-# token is about 3 letters. The curve flattens: each new merge is rarer than the last.
+# Both start at 1 byte per token (no merges). At 300 tokens the two are level (1.40 against 1.42); from
+# 500 on Korean gains faster: two merges turn a frequent syllable's three bytes into one token, and the
+# legal texts repeat their words ("법률", "대통령") a lot. But count characters (the last line): a
+# Korean token holds fewer characters than an English one, because a Hangul syllable is three bytes
+# (the bills also hold spaces, digits and brackets, one byte each). The curve flattens: each new merge
+# is rarer than the last.
 #
 # ## 6. Korean three ways: syllables, jamo, bytes
 # Which units should BPE start from? For Korean there are three natural answers:
@@ -325,6 +334,8 @@ plt.show()
 # that text uses, and how many `[UNK]` it gets.
 
 # %%
+import unicodedata
+
 from anatomy.tokenizers.bpe_levels import CharacterBPE, readable
 
 levels = {"syllable": CharacterBPE.train(korean_train, 2000), "jamo": CharacterBPE.train(korean_train, 2000, jamo=True),
@@ -336,8 +347,20 @@ for name, tokenizer in levels.items():
                                                               else readable(tokenizer, line))]
     alphabet = len(tokenizer.alphabet) if name != "byte" else 256
     print(f"{name:>8} {alphabet:>8} {len(pieces) / words:>11.2f} {len(set(pieces)):>11} {pieces.count('[UNK]'):>5}")
+for name in ("syllable", "jamo"):  # each character outside the alphabet is one [UNK]
+    unknown = Counter(char for line in korean_held_out for char in levels[name].normalize(line)
+                      if char not in levels[name].alphabet and not char.isspace())
+    hangul = sum(count for char, count in unknown.items() if unicodedata.name(char, "").startswith("HANGUL"))
+    others = {char: count for char, count in unknown.items() if not unicodedata.name(char, "").startswith("HANGUL")}
+    print(f"{name:>8} [UNK]: {hangul} Hangul characters, the others {others}")
 
 # %% [markdown]
+# **Reading the table.** Syllable level writes the bills in the fewest tokens per word (2.48), but that
+# is no win: each of its 74 `[UNK]` swallows a whole character, 62 of them Hangul syllables the training
+# bills never used, and an `[UNK]` cannot be decoded, so that compression loses text. Jamo level's 12
+# `[UNK]` are not Hangul at all but symbols the training text never held (´, L, Y, •, ･): in Hangul it
+# meets nothing unknown. Byte level has no `[UNK]`, for a few more tokens per word (2.67).
+#
 # The syllable and jamo tokenizers are checked too: Hugging Face's `BpeTrainer` on characters (with NFD
 # first for jamo, and the 67 jamo as its initial alphabet) learns the same merges.
 
@@ -367,8 +390,13 @@ for sentence in ["난 너를 좋아해", "난 너를 싫어해"]:
 #   "hate" become the same `[UNK]`. Only the vowel of the ending (아 / 어) is left to tell them apart.
 # - **Jamo level** writes them letter by letter: 좋 is ᄌ + ᅩ + ᇂ (shown composed where a font joins
 #   them), 싫 ends in the rare final ᆶ. Nothing unknown, and the alphabet is small.
-# - **Byte level** writes them in bytes: a syllable the corpus never saw costs three tokens, shown as
-#   `\x..` where a token ends inside a syllable. Nothing unknown, for any language or emoji.
+# - **Byte level** writes them in bytes: a syllable the corpus never saw costs *up to* three tokens,
+#   shown as `\x..` where a token ends inside a syllable. 좋 takes three (`' \xec'`, `'\xa2'`, `'\x8b'`);
+#   싫 and 너 take two (`' \xec\x8b'`, `'\xab'` and `' \xeb\x84'`, `'\x88'`), because their first two
+#   bytes are a learned merge: all the syllables of one block of Hangul (싫 shares EC 8B with 시, 식, 신, …)
+#   begin with the same two bytes, so the merge learnt from frequent syllables also serves the rare
+#   ones. That is how byte-level BPE degrades gracefully: an unseen syllable costs a token or two more,
+#   never an `[UNK]`, for any language or emoji.
 #
 # ## 7. WordPiece and BPE on the same text
 # Notebook 01's tokenizer is WordPiece (Schuster and Nakajima 2012; Wu et al. 2016), here MiniLM's
@@ -377,11 +405,19 @@ for sentence in ["난 너를 좋아해", "난 너를 싫어해"]:
 #
 # | | WordPiece (BERT) | byte-level BPE (GPT-2) |
 # |---|---|---|
-# | base units | characters seen in training; others are `[UNK]` | the 256 bytes; nothing is unknown |
+# | base units | characters seen in training; a word holding any other is `[UNK]` | the 256 bytes; nothing is unknown |
 # | training picks the pair | that most raises the corpus likelihood: count(ab) / (count(a) count(b)) | that is most frequent |
 # | encoding | greedy longest match, left to right | the learned merges, in order |
 # | word boundary | `##` marks a piece *inside* a word; spaces are dropped | "Ġ" marks a *leading space*, kept in the token |
-# | normalisation | lower-case, strip accents (NFD) | none: decoding gives back the exact text |
+# | normalisation | none in WordPiece itself; BERT-*uncased* (MiniLM here) lower-cases and strips accents (NFD) | none: decoding gives back the exact text |
+#
+# Below, for each sentence: WordPiece's tokens (their count in brackets) and what they decode to, then
+# GPT-2's, then ours. WordPiece lower-cases "Tokenization", cuts "isn't" into 'isn', "'", 't', and its
+# decoding loses the spacing and the accent (Café → cafe, two spaces → one); GPT-2 gives the text back
+# exactly ('Ã©' is é's two bytes in the byte table). On the Korean sentence WordPiece spells "난 너를"
+# in jamo but turns the whole word 좋아해, and 🙂, into `[UNK]`; GPT-2 needs 18 tokens but decodes
+# exactly. Our BPE, trained on English docstrings only, cuts the first sentence finer than GPT-2 (9
+# tokens, "Tokenization" alone in four pieces) and writes the Korean byte by byte (25 tokens).
 
 # %%
 from anatomy.tokenizers.gpt2_vocab import gpt2_tokenizer
@@ -433,7 +469,8 @@ for name, texts in [("English reviews", reviews), ("Korean bills", korean_held_o
 # - Our tokenizer equals Hugging Face's `tokenizers` merge for merge and token for token on held-out
 #   English and Korean, and equals `tiktoken` with GPT-2's real vocabulary.
 # - Bytes per token grow with the vocabulary, quickly at first, then slowly. On Korean, syllable-level
-#   BPE meets unknown syllables; jamo- and byte-level BPE never meet unknown Hangul.
+#   BPE meets unknown syllables (its fewer tokens per word are bought with `[UNK]`); jamo- and byte-level
+#   BPE never meet unknown Hangul, and byte level spends up to three tokens on a syllable it never saw.
 #
 # ## Exercises
 # 1. Train `draft_train` on the tiny corpus with the tie rule reversed (largest ids first). Which
@@ -444,8 +481,9 @@ for name, texts in [("English reviews", reviews), ("Korean bills", korean_held_o
 #    but cuts in pieces in capitals. Why would capitals cost more tokens?
 #    *Hint:* compare `gpt2.tokenize(" hello")`, `gpt2.tokenize(" Hello")` and `gpt2.tokenize(" HELLO")`;
 #    think of how often each spelling occurs in the web pages GPT-2's merges were learned from.
-# 3. Add the review sentences to the Korean training corpus, keep the vocabulary sizes, and redraw the
-#    compression curve for the held-out Korean. Why does Korean compress worse now?
+# 3. Add the training reviews (`load_reviews("train").texts`; `reviews` here is the held-out test
+#    split) to the Korean training corpus, keep the vocabulary sizes, and redraw the compression curve
+#    for the held-out Korean. Why does Korean compress worse now?
 #    *Hint:* merges never cross a word, and no English word shares a pair of bytes with a Hangul
 #    syllable, so the English merges never help Korean; but each one takes a slot in the vocabulary.
 # 4. How many tokens does GPT-2 need for "난 너를 좋아해", and how many does our 2,000-token Korean BPE?
@@ -474,7 +512,7 @@ for name, texts in [("English reviews", reviews), ("Korean bills", korean_held_o
 # ## 핵심 요약
 # - 바이트 수준 BPE는 256개의 바이트에서 시작하므로 어떤 문자열도 미등록 토큰 없이 인코딩하고 그대로 되돌린다.
 # - 학습은 가장 자주 나오는 인접 쌍을 병합하는 일을 되풀이하고, 배운 순서대로의 병합 목록이 곧 토크나이저다.
-# - 빠른 학습기는 쌍의 개수를 한 번만 세고 병합 뒤에는 바뀐 단어만 고치며, 동점이면 ID가 작은 쌍을 먼저 병합한다.
+# - 빠른 학습기는 쌍의 개수를 한 번만 세고 병합 뒤에는 바뀐 단어만 고치며, 동점이면 id가 작은 쌍을 먼저 병합한다.
 # - 우리 토크나이저는 Hugging Face `tokenizers`와 병합 목록이 같고, 학습에 쓰지 않은 영어와 한국어에서 토큰까지 같다.
 # - 어휘가 커질수록 토큰당 바이트가 늘고, 한국어에서 음절 수준 BPE는 처음 보는 음절을 [UNK]로 만든다.
 #

@@ -12,6 +12,7 @@ not with `import anatomy`.
 """
 import importlib
 
+from anatomy.tasks.arms import ArmComparison, compare_arms, mean_interval
 from anatomy.tasks.copy_task import copy_vocabulary, copy_pairs, build_model, build_rnn, train_copy, accuracy_by_length
 from anatomy.tasks.dates import all_dates, split_dates, date_pairs, CharVocabulary, TranslationBatch, pad, make_batch
 from anatomy.tasks.dates_translator import dates_config, translation_loss, train_dates, translate, exact_match

@@ -9,13 +9,12 @@ batches, so the encoder's weights are the only difference. `make pretrain` write
 from __future__ import annotations
 
 import copy
-import math
-import statistics
 from collections.abc import Sequence
 from dataclasses import asdict, replace
 
 import torch
 
+from anatomy.tasks.arms import ArmComparison, compare_arms, mean_interval  # noqa: F401 (mean_interval: 16 imports it here)
 from anatomy.models.classifier import TransformerForSequenceClassification
 from anatomy.models.masked_lm import bert_init_
 from anatomy.tasks.mlm_pretraining import PRETRAINED_DIR, SentenceTokenizer
@@ -47,16 +46,6 @@ def fine_tuned_accuracy(config, encoder_state: dict[str, torch.Tensor] | None, t
     return accuracy(model, tokenizer, test_split), run.seconds
 
 
-def mean_interval(values: Sequence[float], confidence: float = 0.95) -> tuple[float, float]:
-    """(mean, half-width) of a Student-t interval over the seeds: the spread training noise makes."""
-    from scipy.stats import t
-
-    if len(values) < 2:
-        raise ValueError(f"an interval needs at least 2 values (seeds), got {len(values)}")
-    half = float(t.ppf((1 + confidence) / 2, len(values) - 1)) * statistics.stdev(values) / math.sqrt(len(values))
-    return statistics.fmean(values), half
-
-
 def compare(snapshots: dict[int, dict[str, torch.Tensor]], config, tokenizer: SentenceTokenizer,
             train_split: Reviews, test_split: Reviews, seeds: Sequence[int],
             recipe: FineTuningRecipe = RECIPE, log=print) -> dict:
@@ -75,6 +64,11 @@ def compare(snapshots: dict[int, dict[str, torch.Tensor]], config, tokenizer: Se
 
 def paired_gain(result: dict, step: int) -> tuple[float, float]:
     """Mean and 95 % half-width of (accuracy after `step` pre-training steps - accuracy from random), seed by seed."""
+    comparison = gain_over_random(result, step)
+    return comparison.mean, comparison.half_width
+
+
+def gain_over_random(result: dict, step: int) -> ArmComparison:
+    """The arm pre-trained for `step` steps against random weights, seed by seed (anatomy.tasks.arms.compare_arms)."""
     runs = result["runs"]
-    gains = [b - a for a, b in zip(runs["0"]["accuracy"], runs[str(step)]["accuracy"])]
-    return mean_interval(gains)
+    return compare_arms(runs["0"]["accuracy"], runs[str(step)]["accuracy"])

@@ -3,8 +3,9 @@
 Taught in: 15_byte_level_bpe. anatomy.tokenizers.bpe.ByteLevelBPE.train calls learn_merges.
 No shapes: words are lists of token ids.
 
-The slow way recounts every adjacent pair of the whole corpus after each merge. Here (as in Hugging
-Face `tokenizers`' BpeTrainer, tokenizers/src/models/bpe/trainer.rs, and minbpe's fast trainers):
+The slow way recounts every adjacent pair of the whole corpus after each merge (karpathy/minbpe's
+`RegexTokenizer.train` does exactly that: plain, and fine for a lesson). Here, as in Hugging Face
+`tokenizers`' BpeTrainer (tokenizers/src/models/bpe/trainer.rs):
 1. count each distinct word once (the corpus is a bag of words: merges never cross a word boundary);
 2. count pairs once, remembering which words hold each pair (pair -> word indices);
 3. after a merge, visit only the words that held the pair, and apply the changes to the counts:
