@@ -69,6 +69,20 @@ def named_crash(failure: Feedback, rerun, variants: list[tuple[Mistake, torch.Te
     return failure
 
 
+def load_check_weights(theirs: nn.Module, state: dict) -> None:
+    """Load the check's own weights (`state`) into the student's module, by name, each in the dtype the
+    student's parameter has (float64 is fine); a parameter the check does not know keeps its value. The
+    check then compares the module's output with its reference holding the same weights on fresh inputs,
+    so only a module that computes attention with its weights can pass (zero or random weights cannot)."""
+    mapped = {}
+    for name, value in theirs.state_dict().items():
+        if name in state and isinstance(value, torch.Tensor):
+            if tuple(value.shape) != tuple(state[name].shape):
+                raise Feedback(f"{name} is {tuple(value.shape)}; this layer's {name} is {tuple(state[name].shape)}")
+            mapped[name] = state[name].to(value.dtype)
+    theirs.load_state_dict(mapped, strict=False)
+
+
 def check_weights(weights: torch.Tensor) -> None:
     sums = weights.sum(-1)
     if not torch.allclose(sums, torch.ones_like(sums), atol=1e-5):
@@ -138,8 +152,9 @@ def check_cross_attention_module(module_class, seed: int = 0, heads: int = 2, **
     missing = {"q_proj", "k_proj", "v_proj", "out_proj"} - {name for name, _ in theirs.named_children()}
     if missing:
         raise Feedback(f"CrossAttention needs nn.Linear(D, D) layers named {sorted(missing)}")
+    torch.manual_seed(seed)  # the check's own random weights, loaded into yours: zero or made-up weights cannot match
     reference = MultiHeadAttention(config).eval()
-    reference.load_state_dict(theirs.state_dict(), strict=False)
+    load_check_weights(theirs, reference.state_dict())
     for mask in (None, key_mask):  # without padding first: a swap of Q and K/V shows in the shape
         with torch.no_grad():
             output, weights = pair(run_yourself(theirs, x, memory, mask), "forward")
