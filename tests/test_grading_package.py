@@ -132,3 +132,50 @@ def test_the_grading_code_imports_form_no_cycle_and_its_modules_stay_small():
         visit(name, [])
     assert "anatomy_grading" not in str({m for name in graph if name.startswith("anatomy.homework") for m in graph[name]})
     assert {p.name: len(p.read_text().splitlines()) for p in modules.values() if len(p.read_text().splitlines()) > 160} == {}
+
+
+REACH_PREAMBLE = "import math, torch, anatomy\nimport torch.nn.functional as F\nfrom torch import nn\n"
+HONEST_ATTENTION = """def attend(x, memory, key_mask):
+    layer, drop = nn.Linear(x.size(-1), x.size(-1)), nn.Dropout(0.1).eval()
+    scores = layer(x) @ memory.transpose(-2, -1) / math.sqrt(x.size(-1))
+    scores = scores.masked_fill(~key_mask[:, None, :], float("-inf"))
+    weights = drop(F.softmax(scores, dim=-1))
+    print(weights[0, 0])
+    return torch.einsum("bqs,bsd->bqd", weights, memory), torch.softmax(scores, -1)
+"""
+REACHED = [  # (what the record names, a route to library attention that no list of forbidden names held)
+    ("torch.ao.nn.quantizable.modules.activation.MultiheadAttention.__init__", "def attend(x, memory, key_mask):\n"
+     "    import torch.ao.nn.quantizable as q\n    return q.MultiheadAttention(x.size(-1), 2, batch_first=True)(x, memory, memory)\n"),
+    ("nn.MultiheadAttention.forward", "layer = nn.MultiheadAttention(8, 2, batch_first=True)\n"
+     "def attend(x, memory, key_mask):\n    return layer(x, memory, memory)\n"),
+    ("F.scaled_dot_product_attention", "def attend(x, memory, key_mask):\n"
+     "    return F.scaled_dot_product_attention(x, memory, memory), None\n"),
+    ("scaled_dot_product_attention (code compiled at run time from 'copy.py')", "source = open(anatomy.__file__.replace("
+     "'__init__.py', '../anatomy/attention.py')).read()\ncopy = {}\nexec(compile(source, 'copy.py', 'exec'), copy)\n"
+     "def attend(x, memory, key_mask):\n    return copy['scaled_dot_product_attention'](x, memory, memory)\n"),
+    ("torch.ops.aten._scaled_dot_product_attention_math", "def attend(x, memory, key_mask):\n"
+     "    return torch.ops.aten._scaled_dot_product_attention_math(x, memory, memory)\n"),
+]
+
+
+@pytest.mark.parametrize("label, route", [(None, HONEST_ATTENTION)] + REACHED, ids=["honest"] + [r[0][:40] for r in REACHED])
+def test_the_record_names_what_the_students_code_reaches_beyond_the_building_blocks(label, route):
+    """anatomy_grading.reach in this process, as the child runs it around each graded call (issue #34): the
+    honest attention (Linear, Dropout, softmax, einsum, masking, printing) reaches nothing to record."""
+    import sys
+
+    from anatomy_grading import reach
+    scope, refused = {}, []
+    for source in (REACH_PREAMBLE, route):
+        code = compile(source, "<cell 1>", "exec")
+        reach.Student.register(code)
+        exec(code, scope)
+    x, memory = torch.randn(2, 3, 8), torch.randn(2, 5, 8)
+
+    def hook(event, args):
+        if event == "grading.refused":
+            refused.append(args[0])
+    sys.addaudithook(hook)  # stays for the session; records only the grader's own event
+    with reach.recording("attention") as reached, torch.no_grad():
+        scope["attend"](x, memory, torch.ones(2, 5, dtype=torch.bool))
+    assert (label in refused) if label else (reached == [] and refused == []), (reached, refused)

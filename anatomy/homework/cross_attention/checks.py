@@ -15,7 +15,7 @@ from torch import nn
 from anatomy.attention import scaled_dot_product_attention
 from anatomy.homework.cross_attention.mistakes import MISTAKES
 from anatomy.homework.cross_attention.variants import attention, multi_head
-from anatomy.homework.feedback import Feedback, Mistake, call, compare, same, type_of
+from anatomy.homework.feedback import Feedback, Mistake, call, compare, load_check_weights, same, type_of
 from anatomy.homework.tracing import forbid, methods
 from anatomy.masks import padding_mask
 from anatomy.multihead import AttentionHead, MultiHeadAttention, PerHeadMultiHeadAttention
@@ -67,20 +67,6 @@ def named_crash(failure: Feedback, rerun, variants: list[tuple[Mistake, torch.Te
             found = mistake.feedback(got, right, "result")
             return Feedback(f"{found} (your code crashed on the test's shapes and gave this on square ones)", found.name)
     return failure
-
-
-def load_check_weights(theirs: nn.Module, state: dict) -> None:
-    """Load the check's own weights (`state`) into the student's module, by name, each in the dtype the
-    student's parameter has (float64 is fine); a parameter the check does not know keeps its value. The
-    check then compares the module's output with its reference holding the same weights on fresh inputs,
-    so only a module that computes attention with its weights can pass (zero or random weights cannot)."""
-    mapped = {}
-    for name, value in theirs.state_dict().items():
-        if name in state and isinstance(value, torch.Tensor):
-            if tuple(value.shape) != tuple(state[name].shape):
-                raise Feedback(f"{name} is {tuple(value.shape)}; this layer's {name} is {tuple(state[name].shape)}")
-            mapped[name] = state[name].to(value.dtype)
-    theirs.load_state_dict(mapped, strict=False)
 
 
 def check_weights(weights: torch.Tensor) -> None:

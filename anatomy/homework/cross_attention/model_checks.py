@@ -12,12 +12,11 @@ import torch
 from torch import nn
 
 from anatomy.decoder import TransformerDecoderLayer
-from anatomy.homework.cross_attention.checks import (SQUARE, check_cross_attention_module, inputs, load_check_weights,
-                                                     named_crash)
+from anatomy.homework.cross_attention.checks import SQUARE, check_cross_attention_module, inputs, named_crash
 from anatomy.homework.cross_attention.mistakes import MISTAKES
 from anatomy.homework.cross_attention.substitutes import KnownGoodCrossAttention
 from anatomy.homework.cross_attention.variants import decoder_layer
-from anatomy.homework.feedback import Feedback, call, compare, feedback_of, type_of
+from anatomy.homework.feedback import Feedback, call, compare, feedback_of, load_check_weights, type_of
 from anatomy.homework.tracing import forbid, methods
 from anatomy.masks import causal_mask, padding_mask
 

@@ -1,0 +1,158 @@
+"""A record of what the student's code reaches during each graded call: allow building blocks, record the rest.
+
+Sent to the child as source (connection.SHIPPED). For the questions that ask the student to write
+attention ("attention") or a decoder layer ("layers"), while the child answers a call, `recording`
+watches the calling thread and the threads it starts (sys.setprofile, threading.setprofile):
+- every Python function called from the student's own code (the code objects its cells compiled
+  to), or run as a module's forward by torch's module machinery: building blocks (blocks.py), the
+  standard library and the grader's own code are allowed; anything else is recorded: torch.ao's
+  quantizable attention, a transformer block of torch or transformers, anatomy's attention or
+  decoder layer, code compiled at run time that the notebook's cells did not define (a copy of a library);
+- every torch function implemented in C that the student's code calls, and every ATen operator run
+  on the calling thread while the student's code is on the stack (TorchDispatchMode): recorded
+  unless a building block (fused attention kernels, a transformer layer's are none).
+What is recorded is reported through the refusal channel (sys.audit("grading.refused", label)): the
+question scores 0 and the feedback names it. What the record cannot see (another interpreter, native
+code) the tripwires refuse; the poisoning (poison.py) stays as a second line.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import types
+from contextlib import contextmanager
+from typing import Iterator
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+
+from anatomy_grading.blocks import (ANATOMY_BLOCKS, MACHINERY, SITE, STDLIB, TORCH, WATCHED,
+                                     building_block, torch_file)
+from anatomy_grading.poison import short
+
+
+class Student:
+    """The code objects the notebook's cells compiled to (registered when each cell runs)."""
+    codes: dict[int, types.CodeType] = {}
+
+    @classmethod
+    def register(cls, code: types.CodeType) -> None:
+        cls.codes[id(code)] = code
+        for const in code.co_consts:
+            if isinstance(const, types.CodeType):
+                cls.register(const)
+
+
+class Classifier:
+    def __init__(self, policy: str) -> None:
+        self.anatomy = os.path.dirname(sys.modules["anatomy"].__file__) + os.sep
+        self.allowed_anatomy = ANATOMY_BLOCKS[policy]
+        self.kinds: dict[int, tuple[str, str | None]] = {}  # id(code) -> (kind, label)
+        self.seen: list[types.CodeType] = []  # keeps each classified code alive, so its id stays its own
+
+    def kind(self, code: types.CodeType) -> tuple[str, str | None]:
+        """("watch" (the student's: callees are looked at) | "machinery" (torch's Module.__call__ and
+        containers: the forward they run is looked at) | "allow" | "record", label)."""
+        found = self.kinds.get(id(code))
+        if found is None:
+            found = self.kinds[id(code)] = self._kind(code)
+            self.seen.append(code)
+        return found
+
+    def _kind(self, code: types.CodeType) -> tuple[str, str | None]:
+        if id(code) in Student.codes:
+            return "watch", None
+        path = code.co_filename
+        if path.startswith(("<grading ", "<substitute ", "<grader refusal>", "<frozen ")) or code.co_name == "<module>":
+            return "allow", None
+        if path.startswith(TORCH):
+            rel = path[len(TORCH):].replace(os.sep, "/")
+            if rel in MACHINERY:
+                return "machinery", None
+            label = torch_file(rel, code)
+            return ("allow", None) if label is None else ("record", label)
+        if path.startswith(self.anatomy):
+            rel = path[len(self.anatomy):]
+            if rel in self.allowed_anatomy:
+                return "allow", None
+            return "record", f"anatomy.{rel.removesuffix('.py').replace(os.sep, '.')}.{code.co_qualname}"
+        if any(path.startswith(site) for site in SITE):
+            rel = path[len(next(s for s in SITE if path.startswith(s))):]
+            return "record", f"{rel.removesuffix('.py').replace(os.sep, '.')}.{code.co_qualname}"
+        if path.startswith(STDLIB) and os.path.exists(path):
+            return "allow", None
+        if code.co_name == "<lambda>":
+            return "watch", None
+        return "record", f"{code.co_qualname} (code compiled at run time from {os.path.basename(path)[:60]!r})"
+
+
+def c_label(function, caller_is_student: bool) -> str | None:
+    """None (allowed) or the label of a C function the student's code called."""
+    if not caller_is_student or isinstance(getattr(function, "__self__", None), torch.Tensor):
+        return None  # tensor methods: the ATen record sees what they run
+    module = getattr(function, "__module__", None) or getattr(getattr(function, "__self__", None), "__name__", "") or ""
+    name = getattr(function, "__name__", "")
+    if not str(module).startswith("torch") or building_block(name):
+        return None
+    return f"{'F' if str(module).endswith('_nn') else 'torch'}.{name}"
+
+
+class AtenRecord(TorchDispatchMode):
+    def __init__(self, reached: list[str]) -> None:
+        super().__init__()
+        self.reached = reached
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        name = func.name()
+        if not building_block(name) and student_on_stack():
+            self.reached.append(f"torch.ops.aten.{name.removeprefix('aten::').split('.')[0]}")
+        return func(*args, **(kwargs or {}))
+
+
+def student_on_stack() -> bool:
+    """Whether the student's code is among the callers (what the grader's own requests run is not theirs)."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        if id(frame.f_code) in Student.codes:
+            return True
+        frame = frame.f_back
+    return False
+
+
+@contextmanager
+def recording(policy: str) -> Iterator[list[str]]:
+    """Record, while the block runs, what the student's code reaches outside the building blocks;
+    each label is also reported as refused (tripwires.py passes it on to the grader)."""
+    classify, reached = Classifier(policy), []
+
+    def hook(frame, event, arg):
+        if event == "call":
+            caller = frame.f_back
+            watcher = "" if caller is None else classify.kind(caller.f_code)[0]
+            if watcher not in ("watch", "machinery"):
+                return
+            kind, label = classify.kind(frame.f_code)  # torch's machinery is followed into forward only
+            if kind == "record" and label == "torch.ops":
+                operator = str(frame.f_locals.get("self", ""))
+                label = None if building_block(operator.replace(".", "::", 1)) else f"torch.ops.{operator}"
+            if label and kind == "record" and (watcher == "watch" or frame.f_code.co_name == "forward"):
+                reached.append(label)
+        elif event == "c_call":
+            label = c_label(arg, id(frame.f_code) in Student.codes)
+            if label:
+                reached.append(label)
+
+    previous, previous_threads = sys.getprofile(), threading.getprofile()
+    sys.setprofile(hook)
+    threading.setprofile(hook)
+    try:
+        with AtenRecord(reached):
+            yield reached
+        if sys.getprofile() is not hook or threading.getprofile() is not hook:
+            reached.append("sys.setprofile (it switched off the grader's record)")
+    finally:
+        sys.setprofile(previous)
+        threading.setprofile(previous_threads)
+        for label in dict.fromkeys(reached):
+            sys.audit("grading.refused", short(label))
