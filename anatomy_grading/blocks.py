@@ -7,11 +7,14 @@ anatomy's masks (and, for the questions that write a layer, anatomy's MultiHeadA
 FeedForward, which the template uses). ATen: an operator is a building block when it is pointwise, a
 reduction, a view, computes no tensor (a query), or is one of BLOCKS (matmuls, softmax, layer norm,
 dropout, masking, creation); fused attention kernels and transformer layers are none of these.
+Whose code is whose: the student's (the code objects the notebook's cells compiled to) and the
+grader's own (its shipped modules and substitutes), registered by identity.
 """
 from __future__ import annotations
 
 import os
 import sysconfig
+import types
 
 import torch
 
@@ -79,3 +82,47 @@ def torch_file(rel: str, code: types.CodeType) -> str | None:
         return "torch.ops"  # torch.ops.aten.x(...): the hook names the operator
     module = "torch." + rel.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
     return f"{module}.{code.co_qualname}"
+
+
+def torch_label(function) -> str | None:
+    """None (allowed) or the label of a torch function (one the student's code called, or that reached
+    torch's function dispatch with the student's code on the stack)."""
+    name, owner = getattr(function, "__name__", ""), getattr(function, "__self__", None)
+    module = str(getattr(function, "__module__", None) or getattr(owner, "__name__", "") or "")
+    if isinstance(owner, torch.Tensor) or hasattr(function, "__objclass__"):
+        module = "torch.Tensor"
+    if not module.startswith("torch") or building_block(name):
+        return None
+    return f"torch.ops.{module[11:]}.{name}" if module.startswith("torch._ops.") else f"{'F' if module.endswith('_nn') else 'torch'}.{name}"
+
+
+class Student:
+    """The code objects the notebook's cells compiled to (registered when each cell runs)."""
+    codes: dict[int, types.CodeType] = {}
+
+    @classmethod
+    def register(cls, code: types.CodeType, into: dict | None = None) -> None:
+        into = cls.codes if into is None else into
+        into[id(code)] = code
+        for const in code.co_consts:
+            if isinstance(const, types.CodeType):
+                cls.register(const, into)
+
+
+def trust(*modules: types.ModuleType) -> None:
+    """Register the code of the grader's own modules (shipped as source, or the substitutes): code with
+    their file names is allowed only when it is theirs, not a copy compiled under a borrowed name."""
+    def walk(value, depth=0):
+        code = getattr(value, "__code__", None)
+        if isinstance(code, types.CodeType):
+            Student.register(code, Trusted.codes)
+        elif isinstance(value, type) and depth < 2:
+            for inner in vars(value).values():
+                walk(getattr(inner, "__func__", inner), depth + 1)
+    for module in modules:
+        for value in vars(module).values():
+            walk(value)
+
+
+class Trusted:
+    codes: dict[int, types.CodeType] = {}

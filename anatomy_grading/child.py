@@ -24,7 +24,7 @@ import types
 
 import torch
 
-from anatomy_grading import poison, reach, tripwires, wire
+from anatomy_grading import blocks, poison, reach, tripwires, wire
 from anatomy_grading.handles import Handles, answer
 from anatomy_grading.stubs import Stub, StubFinder
 
@@ -84,6 +84,7 @@ def prepare(setup: dict) -> list[str]:
     for name, source in setup["substitutes"]:
         module = sys.modules[name] = types.ModuleType(name)
         exec(compile(source, f"<substitute {name}>", "exec"), module.__dict__)
+    blocks.trust(*[m for n, m in sys.modules.items() if n.startswith("anatomy_grading.") or n in dict(setup["substitutes"])])
     for name in [n for n in sys.modules if n.startswith(("otter", "anatomy.homework"))]:
         if name not in dict(setup["substitutes"]):
             del sys.modules[name]

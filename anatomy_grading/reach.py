@@ -8,9 +8,10 @@ watches the calling thread and the threads it starts (sys.setprofile, threading.
   standard library and the grader's own code are allowed; anything else is recorded: torch.ao's
   quantizable attention, a transformer block of torch or transformers, anatomy's attention or
   decoder layer, code compiled at run time that the notebook's cells did not define (a copy of a library);
-- every torch function implemented in C that the student's code calls, and every ATen operator run
-  on the calling thread while the student's code is on the stack (TorchDispatchMode): recorded
-  unless a building block (fused attention kernels, a transformer layer's are none).
+- every torch function the student's code calls, and every one that reaches torch's function
+  dispatch on the calling thread while the student's code is on the stack (TorchFunctionMode: through
+  functools.partial, map, a library's Python code), looked up as an ATen operator: recorded unless a
+  building block (the fused attention kernels, a transformer layer's are none).
 What is recorded is reported through the refusal channel (sys.audit("grading.refused", label)): the
 question scores 0 and the feedback names it. What the record cannot see (another interpreter, native
 code) the tripwires refuse; the poisoning (poison.py) stays as a second line.
@@ -24,24 +25,13 @@ import types
 from contextlib import contextmanager
 from typing import Iterator
 
-import torch
-from torch.utils._python_dispatch import TorchDispatchMode
+from torch.overrides import TorchFunctionMode
 
-from anatomy_grading.blocks import (ANATOMY_BLOCKS, MACHINERY, SITE, STDLIB, TORCH, WATCHED,
-                                     building_block, torch_file)
+from anatomy_grading.blocks import (ANATOMY_BLOCKS, MACHINERY, SITE, STDLIB, TORCH, WATCHED, Student, Trusted,
+                                     building_block, torch_file, torch_label)
 from anatomy_grading.poison import short
 
-
-class Student:
-    """The code objects the notebook's cells compiled to (registered when each cell runs)."""
-    codes: dict[int, types.CodeType] = {}
-
-    @classmethod
-    def register(cls, code: types.CodeType) -> None:
-        cls.codes[id(code)] = code
-        for const in code.co_consts:
-            if isinstance(const, types.CodeType):
-                cls.register(const)
+GRADER = os.path.dirname(os.path.abspath(__file__)) + os.sep if "__file__" in globals() else "<grading "  # run in place
 
 
 class Classifier:
@@ -64,7 +54,8 @@ class Classifier:
         if id(code) in Student.codes:
             return "watch", None
         path = code.co_filename
-        if path.startswith(("<grading ", "<substitute ", "<grader refusal>", "<frozen ")) or code.co_name == "<module>":
+        if (id(code) in Trusted.codes or path.startswith(("<frozen ", GRADER)) or code.co_name == "<module>" or
+                (path == "<grader refusal>" and "grading.refused" in code.co_consts)):
             return "allow", None
         if path.startswith(TORCH):
             rel = path[len(TORCH):].replace(os.sep, "/")
@@ -87,26 +78,18 @@ class Classifier:
         return "record", f"{code.co_qualname} (code compiled at run time from {os.path.basename(path)[:60]!r})"
 
 
-def c_label(function, caller_is_student: bool) -> str | None:
-    """None (allowed) or the label of a C function the student's code called."""
-    if not caller_is_student or isinstance(getattr(function, "__self__", None), torch.Tensor):
-        return None  # tensor methods: the ATen record sees what they run
-    module = getattr(function, "__module__", None) or getattr(getattr(function, "__self__", None), "__name__", "") or ""
-    name = getattr(function, "__name__", "")
-    if not str(module).startswith("torch") or building_block(name):
-        return None
-    return f"{'F' if str(module).endswith('_nn') else 'torch'}.{name}"
+class TorchRecord(TorchFunctionMode):
+    """Every torch function that runs on this thread while the student's code is on the stack, even one
+    called from C (functools.partial, map) or from inside a library's Python code."""
 
-
-class AtenRecord(TorchDispatchMode):
     def __init__(self, reached: list[str]) -> None:
         super().__init__()
         self.reached = reached
 
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        name = func.name()
-        if not building_block(name) and student_on_stack():
-            self.reached.append(f"torch.ops.aten.{name.removeprefix('aten::').split('.')[0]}")
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        label = torch_label(func)
+        if label and student_on_stack():
+            self.reached.append(label)
         return func(*args, **(kwargs or {}))
 
 
@@ -139,7 +122,7 @@ def recording(policy: str) -> Iterator[list[str]]:
             if label and kind == "record" and (watcher == "watch" or frame.f_code.co_name == "forward"):
                 reached.append(label)
         elif event == "c_call":
-            label = c_label(arg, id(frame.f_code) in Student.codes)
+            label = torch_label(arg) if id(frame.f_code) in Student.codes else None
             if label:
                 reached.append(label)
 
@@ -147,7 +130,7 @@ def recording(policy: str) -> Iterator[list[str]]:
     sys.setprofile(hook)
     threading.setprofile(hook)
     try:
-        with AtenRecord(reached):
+        with TorchRecord(reached):
             yield reached
         if sys.getprofile() is not hook or threading.getprofile() is not hook:
             reached.append("sys.setprofile (it switched off the grader's record)")

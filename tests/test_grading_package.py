@@ -164,11 +164,11 @@ def test_the_record_names_what_the_students_code_reaches_beyond_the_building_blo
     honest attention (Linear, Dropout, softmax, einsum, masking, printing) reaches nothing to record."""
     import sys
 
-    from anatomy_grading import reach
+    from anatomy_grading import blocks, reach
     scope, refused = {}, []
     for source in (REACH_PREAMBLE, route):
         code = compile(source, "<cell 1>", "exec")
-        reach.Student.register(code)
+        blocks.Student.register(code)
         exec(code, scope)
     x, memory = torch.randn(2, 3, 8), torch.randn(2, 5, 8)
 
