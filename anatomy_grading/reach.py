@@ -79,28 +79,32 @@ class Classifier:
 
 
 class TorchRecord(TorchFunctionMode):
-    """Every torch function that runs on this thread while the student's code is on the stack, even one
-    called from C (functools.partial, map) or from inside a library's Python code."""
+    """Every torch function that runs on this thread for the student's code, even one called from C
+    (functools.partial, map) or from a library's Python code the record names; not what a building
+    block runs inside (anatomy's MultiHeadAttention may use F.scaled_dot_product_attention)."""
 
-    def __init__(self, reached: list[str]) -> None:
+    def __init__(self, reached: list[str], classify: Classifier) -> None:
         super().__init__()
-        self.reached = reached
+        self.reached, self.classify = reached, classify
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         label = torch_label(func)
-        if label and student_on_stack():
+        if label and self.for_student():
             self.reached.append(label)
         return func(*args, **(kwargs or {}))
 
-
-def student_on_stack() -> bool:
-    """Whether the student's code is among the callers (what the grader's own requests run is not theirs)."""
-    frame = sys._getframe(2)
-    while frame is not None:
-        if id(frame.f_code) in Student.codes:
-            return True
-        frame = frame.f_back
-    return False
+    def for_student(self) -> bool:
+        """Whether the nearest caller that is not plumbing (the grader's, torch's machinery, what the
+        record names) is the student's code, rather than a building block or the grader's request."""
+        frame = sys._getframe(2)
+        while frame is not None:
+            kind = self.classify.kind(frame.f_code)[0]
+            if kind == "watch":
+                return True
+            if kind == "allow" and id(frame.f_code) not in Trusted.codes and not frame.f_code.co_filename.startswith(GRADER):
+                return False
+            frame = frame.f_back
+        return False
 
 
 @contextmanager
@@ -130,7 +134,7 @@ def recording(policy: str) -> Iterator[list[str]]:
     sys.setprofile(hook)
     threading.setprofile(hook)
     try:
-        with TorchRecord(reached):
+        with TorchRecord(reached, classify):
             yield reached
         if sys.getprofile() is not hook or threading.getprofile() is not hook:
             reached.append("sys.setprofile (it switched off the grader's record)")

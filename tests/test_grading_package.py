@@ -158,10 +158,9 @@ REACHED = [  # (what the record names, a route to library attention that no list
 ]
 
 
-@pytest.mark.parametrize("label, route", [(None, HONEST_ATTENTION)] + REACHED, ids=["honest"] + [r[0][:40] for r in REACHED])
-def test_the_record_names_what_the_students_code_reaches_beyond_the_building_blocks(label, route):
-    """anatomy_grading.reach in this process, as the child runs it around each graded call (issue #34): the
-    honest attention (Linear, Dropout, softmax, einsum, masking, printing) reaches nothing to record."""
+def refused_for(route: str, policy: str = "attention") -> tuple[list, list]:
+    """(what anatomy_grading.reach records, what it reports as refused) while `route`'s attend runs, in
+    this process, as the child runs it around each graded call."""
     import sys
 
     from anatomy_grading import blocks, reach
@@ -171,11 +170,25 @@ def test_the_record_names_what_the_students_code_reaches_beyond_the_building_blo
         blocks.Student.register(code)
         exec(code, scope)
     x, memory = torch.randn(2, 3, 8), torch.randn(2, 5, 8)
-
-    def hook(event, args):
-        if event == "grading.refused":
-            refused.append(args[0])
-    sys.addaudithook(hook)  # stays for the session; records only the grader's own event
-    with reach.recording("attention") as reached, torch.no_grad():
+    sys.addaudithook(lambda event, args: refused.append(args[0]) if event == "grading.refused" else None)
+    with reach.recording(policy) as reached, torch.no_grad():
         scope["attend"](x, memory, torch.ones(2, 5, dtype=torch.bool))
+    return reached, refused
+
+
+@pytest.mark.parametrize("label, route", [(None, HONEST_ATTENTION)] + REACHED, ids=["honest"] + [r[0][:40] for r in REACHED])
+def test_the_record_names_what_the_students_code_reaches_beyond_the_building_blocks(label, route):
+    """Issue #34: the honest attention (Linear, Dropout, softmax, einsum, masking, printing) reaches
+    nothing to record; each route to library attention is named."""
+    reached, refused = refused_for(route)
     assert (label in refused) if label else (reached == [] and refused == []), (reached, refused)
+
+
+def test_what_a_building_block_runs_inside_is_not_the_students_call():
+    """For the layer questions anatomy's MultiHeadAttention is a building block (the template uses it);
+    with need_weights=False it runs F.scaled_dot_product_attention itself, which costs the student nothing."""
+    route = ("layer = anatomy.MultiHeadAttention(types.SimpleNamespace(hidden_size=8, num_attention_heads=2))\n"
+             "def attend(x, memory, key_mask):\n    return layer(x, memory, need_weights=False)\n")
+    assert refused_for("import types\n" + route, "layers") == ([], [])
+    assert "F.scaled_dot_product_attention" in refused_for("import types\n" + route.replace(
+        "return layer(", "F.scaled_dot_product_attention(x, x, x)\n    return layer("), "layers")[1]
