@@ -2,8 +2,10 @@
 trusted grader (`python -m anatomy_grading grade`) grades a folder of submissions, each in confined
 children. Every route of issue #23's table (our own instances of them) scores 0 on the question it
 targets, the solution earns full marks from the repo and from a wheel installed outside it, honest
-variants (another dtype, q3 without biases) keep their marks, named mistakes appear in the feedback,
-and a hanging answer costs only its question. All gradings run up front, two at a time."""
+variants (another dtype, q3 without biases, q3 and q4 in float64) keep their marks, named mistakes
+appear in the feedback, and a hanging answer costs only its question. Issue #34's routes score 0 on
+what they forged: modules that compute no attention, a date table, library attention reached through
+routes no list names (the feedback names what was reached). All gradings run up front, two at a time."""
 import re
 from pathlib import Path
 
