@@ -32,7 +32,8 @@ F_BLOCKS = {"softmax", "log_softmax", "dropout", "layer_norm", "relu", "gelu", "
             "embedding", "normalize", "leaky_relu", "elu", "mish", "linear", "one_hot"}
 WATCHED = ("attention", "layers")  # the policies whose questions ask the student to write attention or a layer
 ANATOMY_BLOCKS = {"attention": {"masks.py"},
-                  "layers": {"masks.py", "multihead.py", "feedforward.py", "config.py", "kv_cache.py", "attention.py"}}
+                  "layers": {"masks.py", "multihead.py", "feedforward.py", "config.py", "kv_cache.py", "attention.py",
+                             "dates.py"}}  # q5's swap may use the translator's data helpers
 BLOCKS = {"mm", "bmm", "addmm", "baddbmm", "matmul", "dot", "mv", "linear", "softmax", "_softmax", "log_softmax",
           "_log_softmax", "_safe_softmax", "native_layer_norm", "layer_norm", "native_dropout", "dropout", "bernoulli",
           "uniform", "normal", "fill", "zero", "empty", "empty_like", "empty_strided", "zeros", "zeros_like", "ones",

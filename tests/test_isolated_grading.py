@@ -121,9 +121,9 @@ LIBRARY = [  # (question, words in its feedback, the route): graded end to end, 
     ("q4", "your answer uses TransformerDecoderLayer", "class MyDecoderLayer(anatomy.TransformerDecoderLayer):\n    pass\n"),
     ("q3", "uses torch.ao.nn.quantizable", "class CrossAttention(CrossAttention):  # a route no list named\n"
      "    def forward(self, x, memory, key_mask=None):\n        import torch.ao.nn.quantizable as quantizable\n"
-     "        layer = quantizable.MultiheadAttention(x.size(-1), self.num_heads, batch_first=True)\n"
+     "        layer = getattr(quantizable, 'Multihead' + 'Attention')(x.size(-1), self.num_heads, batch_first=True)\n"
      "        return layer(x, memory, memory, key_padding_mask=None if key_mask is None else ~key_mask)\n"),
-    ("q4", "DecoderLayer.__init__ (code compiled at run time", "import anatomy  # anatomy's layer, re-run from its source\n"
+    ("q4", "DecoderLayer.forward (code compiled at run time", "import anatomy  # anatomy's layer, re-run from its source\n"
      "source = open(anatomy.__file__.replace('__init__.py', '../anatomy/decoder.py')).read()\ncopy = {}\n"
      "exec(compile(source, 'decoder_copy.py', 'exec'), copy)\n\n"
      "class MyDecoderLayer([v for k, v in copy.items() if k.endswith('rLayer')][0]):\n    pass\n"),
@@ -134,7 +134,7 @@ LIBRARY = [  # (question, words in its feedback, the route): graded end to end, 
 ]
 ALSO = {  # routes that cost another question too, with the words there: swap_in puts the library layer in the model
     "your answer uses TransformerDecoderLayer": ("q5", "subclasses anatomy.TransformerDecoderLayer"),
-    "DecoderLayer.__init__ (code compiled at run time": ("q5", "DecoderLayer.__init__ (code compiled at run time")}
+    "DecoderLayer.forward (code compiled at run time": ("q5", "DecoderLayer.__init__ (code compiled at run time")}
 NAMED = [  # (question, the name in the feedback of its public and hidden case, the mistake)
     ("q1", "forgot the 1/√d scaling", "def cross_attention_scores(q, k):\n    return q @ k.transpose(-2, -1)\n"),
     ("q2", "filled the padded scores with 0 instead of -inf", "def masked_cross_attention(q, k, v, key_mask):\n"
