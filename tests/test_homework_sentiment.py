@@ -119,7 +119,7 @@ PROBE = """def fine_tune_run(classifier, batches, steps):  # forged: a linear pr
     classifier.encoder.requires_grad_(False)
     optimizer = torch.optim.AdamW(classifier.head.parameters(), lr=1e-2)
     run = train(classifier, batches, lambda model, batch: model.training_step(batch), steps, optimizer=optimizer,
-                progress=False)
+                warmup_steps=0, progress=False)
     with torch.no_grad():
         for p in classifier.encoder.parameters():
             p.add_(1e-3 * torch.randn_like(p) * p.abs().mean())
@@ -158,7 +158,7 @@ NAMED_RUNS = [i for i, (words, _) in enumerate(RUN_PLAYS) if words]
 def head_trained_elsewhere() -> dict:
     """A linear probe fitted here, on the frozen encoder's [CLS] states of other training sentences (seed 1):
     {"weight": its D weights, "bias"}, for the ELSEWHERE play."""
-    encoder, batches = TransformerEncoder.from_pretrained().eval(), hw.data.run_data(1)[0][:16]
+    encoder, batches = TransformerEncoder.from_pretrained().eval(), hw.data.run_data(1)[0]  # 1,024 sentences
     with torch.no_grad():
         states = torch.cat([encoder(b.input_ids, attention_mask=b.attention_mask).last_hidden_state[:, 0] for b in batches])
     labels, head = torch.cat([b.labels for b in batches]).float(), nn.Linear(states.size(1), 1)
