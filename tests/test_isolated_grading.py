@@ -119,7 +119,7 @@ LIBRARY = [  # (question, words in its feedback, the route): graded end to end, 
      "class MyDecoderLayer(MyDecoderLayer):\n    def forward(self, x, memory, self_mask=None, memory_mask=None, need_weights=True):\n"
      "        return reference.decoder_layer(self, x, memory, self_mask, memory_mask, None)\n"),
     ("q4", "your answer uses TransformerDecoderLayer", "class MyDecoderLayer(anatomy.TransformerDecoderLayer):\n    pass\n"),
-    ("q3", "uses nn.MultiheadAttention", "class CrossAttention(CrossAttention):  # quantizable attention: its base class refuses first\n"
+    ("q3", "uses nn.MultiheadAttention: this question asks you to write the attention yourself", "class CrossAttention(CrossAttention):  # quantizable attention: its base class refuses first\n"
      "    def forward(self, x, memory, key_mask=None):\n        import torch.ao.nn.quantizable as quantizable\n"
      "        layer = getattr(quantizable, 'Multihead' + 'Attention')(x.size(-1), self.num_heads, batch_first=True)\n"
      "        return layer(x, memory, memory, key_padding_mask=None if key_mask is None else ~key_mask)\n"),
