@@ -1,7 +1,8 @@
 """The child's audit hook: it records refused library calls and refuses what would undo the poisoning
 or leave the process: gc's object walks (they find the poisoning's handles), ctypes, reading the
 poisoned modules' source or bytecode (no copy of them can be compiled), restoring a poisoned
-function's code, starting processes (a fresh interpreter is not poisoned), sockets. Tripwires, not a
+function's code, starting processes or sub-interpreters (a fresh interpreter is not poisoned, nor
+recorded), writing a native library (native code is not recorded), sockets. Tripwires, not a
 sandbox (CPython's audit hooks can be got round with enough effort): the OS boundary (sandbox.py)
 keeps the grade safe; these keep "write it yourself" honest. Sent to the child as source.
 """
@@ -13,6 +14,8 @@ from pathlib import Path
 BLOCKED_EVENTS = ("gc.get_objects", "gc.get_referrers", "gc.get_referents", "ctypes.", "subprocess.Popen", "os.system",
                   "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty", "pty.spawn", "socket.connect",
                   "socket.bind", "socket.sendto", "sys._setprofileallthreads", "sys._settraceallthreads")
+NATIVE = (".so", ".pyd", ".dylib", ".dll")  # a library the record could not see into
+INTERPRETERS = ("_xxsubinterpreters", "_xxinterpchannels", "_interpreters", "_interpchannels", "_testcapi")
 _refused: list[str] = []
 _sources: set[tuple[str, str]] = set()  # (folder, module stem) of every poisoned function's source file
 _functions: set[int] = set()  # ids of the poisoned functions, whose __code__ must stay
@@ -38,8 +41,17 @@ def tripwire(event: str, args: tuple) -> None:
         raise RuntimeError(f"{event} is switched off in the grader")
     elif event == "open" and isinstance(args[0], str) and poisoned_file(args[0]):
         raise RuntimeError(f"reading {args[0]} is switched off in the grader")
+    elif event == "open" and isinstance(args[0], str) and args[0].endswith(NATIVE) and writes(args[1], args[2]):
+        raise RuntimeError(f"writing native code ({args[0]}) is switched off in the grader")
+    elif event == "import" and str(args[0]).split(".")[0] in INTERPRETERS:
+        raise RuntimeError(f"importing {args[0]} is switched off in the grader")
     elif event == "object.__setattr__" and args[1] == "__code__" and id(args[0]) in _functions:
         raise RuntimeError("restoring a refused function is switched off in the grader")
+
+
+def writes(mode, flags) -> bool:
+    """Whether an open() (mode) or os.open() (flags) may write."""
+    return any(c in mode for c in "wax+") if isinstance(mode, str) else bool(isinstance(flags, int) and flags & 0o3)
 
 
 def take_refusals() -> list[str]:

@@ -132,3 +132,63 @@ def test_the_grading_code_imports_form_no_cycle_and_its_modules_stay_small():
         visit(name, [])
     assert "anatomy_grading" not in str({m for name in graph if name.startswith("anatomy.homework") for m in graph[name]})
     assert {p.name: len(p.read_text().splitlines()) for p in modules.values() if len(p.read_text().splitlines()) > 160} == {}
+
+
+REACH_PREAMBLE = "import math, torch, anatomy\nimport torch.nn.functional as F\nfrom torch import nn\n"
+HONEST_ATTENTION = """def attend(x, memory, key_mask):
+    layer, drop = nn.Linear(x.size(-1), x.size(-1)), nn.Dropout(0.1).eval()
+    scores = layer(x) @ memory.transpose(-2, -1) / math.sqrt(x.size(-1))
+    scores = scores.masked_fill(~key_mask[:, None, :], float("-inf"))
+    weights = drop(F.softmax(scores, dim=-1))
+    print(weights[0, 0])
+    return torch.einsum("bqs,bsd->bqd", weights, memory), torch.softmax(scores, -1)
+"""
+REACHED = [  # (what the record names, a route to library attention that no list of forbidden names held)
+    ("torch.ao.nn.quantizable.modules.activation.MultiheadAttention.__init__", "def attend(x, memory, key_mask):\n"
+     "    import torch.ao.nn.quantizable as q\n    return q.MultiheadAttention(x.size(-1), 2, batch_first=True)(x, memory, memory)\n"),
+    ("nn.MultiheadAttention.forward", "layer = nn.MultiheadAttention(8, 2, batch_first=True)\n"
+     "def attend(x, memory, key_mask):\n    return layer(x, memory, memory)\n"),
+    ("F.scaled_dot_product_attention", "def attend(x, memory, key_mask):\n"
+     "    return F.scaled_dot_product_attention(x, memory, memory), None\n"),
+    ("scaled_dot_product_attention (code compiled at run time from 'copy.py')", "source = open(anatomy.__file__.replace("
+     "'__init__.py', '../anatomy/attention.py')).read()\ncopy = {}\nexec(compile(source, 'copy.py', 'exec'), copy)\n"
+     "def attend(x, memory, key_mask):\n    return copy['scaled_dot_product_attention'](x, memory, memory)\n"),
+    ("torch.ops.aten._scaled_dot_product_attention_math", "def attend(x, memory, key_mask):\n"
+     "    return torch.ops.aten._scaled_dot_product_attention_math(x, memory, memory)\n"),
+]
+
+
+def refused_for(route: str, policy: str = "attention") -> tuple[list, list]:
+    """(what anatomy_grading.reach records, what it reports as refused) while `route`'s attend runs, in
+    this process, as the child runs it around each graded call."""
+    import sys
+
+    from anatomy_grading import blocks, reach
+    scope, refused = {}, []
+    for source in (REACH_PREAMBLE, route):
+        code = compile(source, "<cell 1>", "exec")
+        blocks.Student.register(code)
+        exec(code, scope)
+    x, memory = torch.randn(2, 3, 8), torch.randn(2, 5, 8)
+    sys.addaudithook(lambda event, args: refused.append(args[0]) if event == "grading.refused" else None)
+    with reach.recording(policy) as reached, torch.no_grad():
+        scope["attend"](x, memory, torch.ones(2, 5, dtype=torch.bool))
+    return reached, refused
+
+
+@pytest.mark.parametrize("label, route", [(None, HONEST_ATTENTION)] + REACHED, ids=["honest"] + [r[0][:40] for r in REACHED])
+def test_the_record_names_what_the_students_code_reaches_beyond_the_building_blocks(label, route):
+    """Issue #34: the honest attention (Linear, Dropout, softmax, einsum, masking, printing) reaches
+    nothing to record; each route to library attention is named."""
+    reached, refused = refused_for(route)
+    assert (label in refused) if label else (reached == [] and refused == []), (reached, refused)
+
+
+def test_what_a_building_block_runs_inside_is_not_the_students_call():
+    """For the layer questions anatomy's MultiHeadAttention is a building block (the template uses it);
+    with need_weights=False it runs F.scaled_dot_product_attention itself, which costs the student nothing."""
+    route = ("layer = anatomy.MultiHeadAttention(types.SimpleNamespace(hidden_size=8, num_attention_heads=2))\n"
+             "def attend(x, memory, key_mask):\n    return layer(x, memory, need_weights=False)\n")
+    assert refused_for("import types\n" + route, "layers") == ([], [])
+    assert "F.scaled_dot_product_attention" in refused_for("import types\n" + route.replace(
+        "return layer(", "F.scaled_dot_product_attention(x, x, x)\n    return layer("), "layers")[1]

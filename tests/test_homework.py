@@ -17,6 +17,7 @@ from anatomy.homework import cross_attention as hw
 from anatomy.homework import hidden_seed
 from anatomy.homework.cross_attention import MISTAKES
 from anatomy.homework.secrets import reseed
+from forged_answers import DATE_TABLE, NO_ATTENTION_LAYER, NO_ATTENTION_MODULE
 
 
 def scores(q, k, divide_by=None):
@@ -303,6 +304,48 @@ def test_a_wrong_layer_costs_only_question_4_when_the_swap_is_right():
 
 def test_right_layer_translates_held_out_dates():
     layer = layer_with(None)
+    assert hw.check_translations.feedback(swap_in_with(layer), layer, CrossAttention, count=50) is None
+
+
+def forged(source, **names):
+    """A forged answer of forged_answers.py, run on top of this file's honest classes."""
+    scope = {"torch": torch, "nn": nn, **names}
+    exec(source, scope)
+    return scope
+
+
+def test_modules_that_compute_no_attention_fail_questions_3_and_4():
+    """Zero weights make attention a constant: the checks load their own random weights, so the
+    constant no longer matches (both forgeries passed before)."""
+    module = forged(NO_ATTENTION_MODULE, CrossAttention=CrossAttention)["CrossAttention"]
+    assert hw.check_cross_attention_module.verdict(module, seed=0) is not None
+    layer = forged(NO_ATTENTION_LAYER, MyDecoderLayer=layer_with(None))["MyDecoderLayer"]
+    feedback = hw.check_decoder_layer.feedback(layer, CrossAttention, seed=0)
+    assert feedback is not None and "layer output" in feedback, feedback
+
+
+def test_a_table_of_dates_fails_question_5():
+    """Untrained layers that report the trained weights, and a model that translates from a table:
+    the check translates with its own model around the layers, so the table is never asked."""
+    layer = layer_with(None)
+    swap_in = forged(DATE_TABLE, MyDecoderLayer=layer)["swap_in"]
+    feedback = hw.check_translations.feedback(swap_in, layer, CrossAttention, count=50)
+    assert feedback is not None and "of 50 held-out dates are translated wrongly" in feedback, feedback
+
+
+def test_a_module_and_a_layer_in_float64_keep_their_marks():
+    class Double(CrossAttention):
+        def __init__(self, config):
+            super().__init__(config)
+            self.double()
+
+        def forward(self, x, memory, key_mask=None):
+            return super().forward(x.double(), memory.double(), key_mask)
+    assert hw.check_cross_attention_module.feedback(Double) is None
+    layer = type("Double64", (DecoderLayer,), {"__init__": lambda self, c: (DecoderLayer.__init__(self, c), self.double())[0],
+                                                "forward": lambda self, x, m, *a, **k: DecoderLayer.forward(
+                                                    self, x.double(), m.double(), *a, **k)})
+    assert hw.check_decoder_layer.feedback(layer, CrossAttention) is None
     assert hw.check_translations.feedback(swap_in_with(layer), layer, CrossAttention, count=50) is None
 
 

@@ -115,6 +115,28 @@ SUMMED_MISTAKES = [  # a sum is accepted (question 3 says why), a sum of somethi
     ("labels of the wrong dtype", step("F.binary_cross_entropy_with_logits(logits, labels, reduction='sum')")),
     ("the loss does not require grad", step("F.binary_cross_entropy_with_logits(logits, labels.float(), reduction='sum').detach()")),
 ]
+PROBE = """def fine_tune_run(classifier, batches, steps):  # forged: a linear probe, then the encoder nudged so it "moved"
+    classifier.encoder.requires_grad_(False)
+    optimizer = torch.optim.AdamW(classifier.head.parameters(), lr=1e-2)
+    run = train(classifier, batches, lambda model, batch: model.training_step(batch), steps, optimizer=optimizer,
+                warmup_steps=0, progress=False)
+    with torch.no_grad():
+        for p in classifier.encoder.parameters():
+            p.add_(1e-3 * torch.randn_like(p) * p.abs().mean())
+    return run
+"""
+ELSEWHERE = """HEAD = ({weight}, {bias})  # forged: a head trained before grading, on other sentences
+
+
+def fine_tune_run(classifier, batches, steps):
+    with torch.no_grad():
+        classifier.head.weight.copy_(torch.tensor([HEAD[0]]))
+        classifier.head.bias.fill_(HEAD[1])
+        for p in classifier.encoder.parameters():
+            p.add_(1e-3 * torch.randn_like(p) * p.abs().mean())
+    return types.SimpleNamespace(losses=[0.3] * steps)
+"""
+NOT_FINE_TUNED = "not the fine-tuned network: the head alone classifies"
 RUN_PLAYS = [  # question 4, graded in the grader's child: (words in the feedback, the answers over the solution)
     ("the learning rate is too low", RUN.format(freeze="", lr="1e-6")),
     ("the learning rate is too high", RUN.format(freeze="", lr="5e-2")),
@@ -124,10 +146,28 @@ RUN_PLAYS = [  # question 4, graded in the grader's child: (words in the feedbac
     ("evaluation ran with autograd on", EVALUATE.format(eval="classifier.eval()", no_grad="torch.enable_grad()")),
     ("the learning rate is too low", [SUMMED, RUN.format(freeze="", lr="1e-6")]),  # read per sentence, not as zero_grad
     (None, [SUMMED, RUN.format(freeze="", lr="1e-4")]),  # the summed loss passes, as with the mean
+    (NOT_FINE_TUNED, PROBE),  # issue #34: the accuracy must come from fine-tuning
+    (NOT_FINE_TUNED, ELSEWHERE),
+    (None, RUN.format(freeze="", lr="3e-4")),  # honest: the highest rate the question promises passes too
     (None, [p[2] for p in MISTAKE_PLAYS if p[1] in ("read from the last token instead of [CLS]", "labels of the wrong dtype")]),
     (None, RUN.format(freeze="", lr="5e-5")),  # honest: the lowest rate the question promises passes (with warm-up)
 ]
 NAMED_RUNS = [i for i, (words, _) in enumerate(RUN_PLAYS) if words]
+
+
+def head_trained_elsewhere() -> dict:
+    """A linear probe fitted here, on the frozen encoder's [CLS] states of other training sentences (seed 1):
+    {"weight": its D weights, "bias"}, for the ELSEWHERE play."""
+    encoder, batches = TransformerEncoder.from_pretrained().eval(), hw.data.run_data(1)[0]  # 1,024 sentences
+    with torch.no_grad():
+        states = torch.cat([encoder(b.input_ids, attention_mask=b.attention_mask).last_hidden_state[:, 0] for b in batches])
+    labels, head = torch.cat([b.labels for b in batches]).float(), nn.Linear(states.size(1), 1)
+    optimizer = torch.optim.Adam(head.parameters(), lr=1e-2)
+    for _ in range(300):
+        optimizer.zero_grad()
+        F.binary_cross_entropy_with_logits(head(states).squeeze(-1), labels).backward()
+        optimizer.step()
+    return {"weight": head.weight.detach().flatten().tolist(), "bias": head.bias.item()}
 
 
 def answer_cells():
@@ -278,7 +318,8 @@ def run_verdicts():
         finally:
             runner.close()
         return verdicts
-    plays = list(enumerate(RUN_PLAYS))
+    elsewhere = head_trained_elsewhere()
+    plays = [(i, (words, code.format(**elsewhere) if code is ELSEWHERE else code)) for i, (words, code) in enumerate(RUN_PLAYS)]
     TransformerEncoder.from_pretrained()  # transformers' lazy imports, once: two threads importing at once can fail
     hw.data.bundled_tokenizer()
     with ThreadPoolExecutor(2) as pool:
@@ -302,6 +343,13 @@ def test_mistakes_in_questions_2_and_3_do_not_cost_question_4(run_verdicts):
 def test_a_summed_loss_passes_question_4(run_verdicts):
     """Question 3 accepts a sum over the batch; with AdamW its run passes as the mean's does."""
     index = RUN_PLAYS.index((None, [SUMMED, RUN.format(freeze="", lr="1e-4")]))
+    assert run_verdicts[index] is None, str(run_verdicts[index])
+
+
+def test_the_highest_promised_learning_rate_passes(run_verdicts):
+    """AdamW at 3e-4, where the head moves most: its head alone, on the pre-trained encoder, must still
+    score well below the fine-tuned network (the check's FINE_TUNING_GAIN)."""
+    index = RUN_PLAYS.index((None, RUN.format(freeze="", lr="3e-4")))
     assert run_verdicts[index] is None, str(run_verdicts[index])
 
 

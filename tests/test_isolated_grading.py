@@ -2,13 +2,16 @@
 trusted grader (`python -m anatomy_grading grade`) grades a folder of submissions, each in confined
 children. Every route of issue #23's table (our own instances of them) scores 0 on the question it
 targets, the solution earns full marks from the repo and from a wheel installed outside it, honest
-variants (another dtype, q3 without biases) keep their marks, named mistakes appear in the feedback,
-and a hanging answer costs only its question. All gradings run up front, two at a time."""
+variants (another dtype, q3 without biases, q3 and q4 in float64) keep their marks, named mistakes
+appear in the feedback, and a hanging answer costs only its question. Issue #34's routes score 0 on
+what they forged: modules that compute no attention, a date table, library attention reached through
+routes no list names (the feedback names what was reached). All gradings run up front, two at a time."""
 import re
 from pathlib import Path
 
 import pytest
 
+from forged_answers import DATE_TABLE, NO_ATTENTION_LAYER, NO_ATTENTION_MODULE
 from grading_helpers import (assign, assign_script, by_question, check_assigned, grade_folder, gradebook, submission,
                              venv_from_wheel)
 
@@ -90,6 +93,10 @@ IN_CHILD = [  # (words in the feedback, the route, as a masked_cross_attention):
      f"    return {OBFUSCATED}(q, k, v, key_mask[:, None, :]), None\n"),
     ("subprocess.Popen is switched off", "import subprocess, sys\ndef masked_cross_attention(q, k, v, key_mask):\n"
      "    subprocess.run([sys.executable, '-c', 'import torch'], check=True)\n"),
+    ("importing _xxsubinterpreters is switched off", "def masked_cross_attention(q, k, v, key_mask):\n"
+     "    import _xxsubinterpreters  # another interpreter: neither poisoned nor recorded\n"),
+    ("writing native code (attend.so) is switched off", "def masked_cross_attention(q, k, v, key_mask):\n"
+     "    open('attend.so', 'wb').write(b'\\x7fELF')  # a library the record could not see into\n"),
     ("is switched off in the grader", "import importlib\ndef masked_cross_attention(q, k, v, key_mask):\n"
      f"    importlib.reload(F)\n    return {OBFUSCATED}(q, k, v, key_mask[:, None, :]), None\n"),
 ]
@@ -112,13 +119,22 @@ LIBRARY = [  # (question, words in its feedback, the route): graded end to end, 
      "class MyDecoderLayer(MyDecoderLayer):\n    def forward(self, x, memory, self_mask=None, memory_mask=None, need_weights=True):\n"
      "        return reference.decoder_layer(self, x, memory, self_mask, memory_mask, None)\n"),
     ("q4", "your answer uses TransformerDecoderLayer", "class MyDecoderLayer(anatomy.TransformerDecoderLayer):\n    pass\n"),
+    ("q3", "uses nn.MultiheadAttention: this question asks you to write the attention yourself", "class CrossAttention(CrossAttention):  # quantizable attention: its base class refuses first\n"
+     "    def forward(self, x, memory, key_mask=None):\n        import torch.ao.nn.quantizable as quantizable\n"
+     "        layer = getattr(quantizable, 'Multihead' + 'Attention')(x.size(-1), self.num_heads, batch_first=True)\n"
+     "        return layer(x, memory, memory, key_padding_mask=None if key_mask is None else ~key_mask)\n"),
+    ("q4", "DecoderLayer.forward (code compiled at run time", "import anatomy  # anatomy's layer, re-run from its source\n"
+     "source = open(anatomy.__file__.replace('__init__.py', '../anatomy/decoder.py')).read()\ncopy = {}\n"
+     "exec(compile(source, 'decoder_copy.py', 'exec'), copy)\n\n"
+     "class MyDecoderLayer([v for k, v in copy.items() if k.endswith('rLayer')][0]):\n    pass\n"),
     ("q5", "is a Wrapper, not your MyDecoderLayer", "class Wrapper(torch.nn.Module):\n    def __init__(self, inner):\n"
      "        super().__init__()\n        self.inner = inner\n\n    def forward(self, *args, **kwargs):\n"
      "        return self.inner(*args, **kwargs)\n\n\ndef swap_in(model):\n"
      "    for i, old in enumerate(model.decoder.layers):\n        model.decoder.layers[i] = Wrapper(old)\n    return model\n"),
 ]
 ALSO = {  # routes that cost another question too, with the words there: swap_in puts the library layer in the model
-    "your answer uses TransformerDecoderLayer": ("q5", "subclasses anatomy.TransformerDecoderLayer")}
+    "your answer uses TransformerDecoderLayer": ("q5", "subclasses anatomy.TransformerDecoderLayer"),
+    "DecoderLayer.forward (code compiled at run time": ("q5", "DecoderLayer.__init__ (code compiled at run time")}
 NAMED = [  # (question, the name in the feedback of its public and hidden case, the mistake)
     ("q1", "forgot the 1/√d scaling", "def cross_attention_scores(q, k):\n    return q @ k.transpose(-2, -1)\n"),
     ("q2", "filled the padded scores with 0 instead of -inf", "def masked_cross_attention(q, k, v, key_mask):\n"
@@ -135,6 +151,13 @@ NAMED = [  # (question, the name in the feedback of its public and hidden case, 
     ("q5", "swap_in forgot to return the model", "def swap_in(model):\n    for i, old in enumerate(model.decoder.layers):\n"
      "        mine = MyDecoderLayer(model.config)\n        mine.load_state_dict(old.state_dict())\n        model.decoder.layers[i] = mine\n"),
 ]
+DOUBLE = {  # honest: the module and the layer computed in float64 (the check loads its weights in their dtype)
+    "q3": "class CrossAttention(CrossAttention):\n    def __init__(self, config):\n        super().__init__(config)\n"
+          "        self.double()\n\n    def forward(self, x, memory, key_mask=None):\n"
+          "        return super().forward(x.double(), memory.double(), key_mask)\n",
+    "q4": "class MyDecoderLayer(MyDecoderLayer):\n    def __init__(self, config):\n        super().__init__(config)\n"
+          "        self.double()\n\n    def forward(self, x, memory, self_mask=None, memory_mask=None, need_weights=True):\n"
+          "        return super().forward(x.double(), memory.double(), self_mask, memory_mask, need_weights)\n"}
 HANG = "def swap_in(model):\n    while True:\n        pass\n"
 BUILTINS = "import builtins\nbuiltins.abs = lambda x: x\nbuiltins.max = lambda *a, **k: 0\n"
 
@@ -174,6 +197,9 @@ def graded(assigned, tmp_path_factory):
     write("tampered", student, SILENCED, first=TAMPER_FIRST.replace("PLAN", repr(str(plan))), after_imports=TAMPER_AFTER)
     write("honest", solution, {"q1": SCORES_64, "q2": ATTENTION_16, "q3": NO_BIAS})
     write("hang", solution, {"q5": HANG}, after_imports=BUILTINS)
+    write("no_attention", solution, {"q3": NO_ATTENTION_MODULE, "q4": NO_ATTENTION_LAYER})
+    write("date_table", solution, {"q5": DATE_TABLE})
+    write("double", solution, DOUBLE)
     for i, group in enumerate(groups(LIBRARY)):
         write(f"library_{i}", solution, {q: code for q, (_, code) in group.items()})
     for i, group in enumerate(groups(NAMED)):
@@ -255,6 +281,25 @@ def test_each_route_to_library_attention_is_refused_in_the_child(attention_child
 
 def test_honest_variants_keep_their_marks_and_a_wrong_cross_attention_costs_only_question_3(graded):
     assert scores(graded[0]["honest"]) == FULL | {"q3": 0}, graded[0]["honest"]
+
+
+def test_modules_that_compute_no_attention_score_zero_on_questions_3_and_4(graded):
+    """Issue #34's first route: zero weights make attention a constant; the checks load their own weights."""
+    results = graded[0]["no_attention"]
+    assert scores(results) == FULL | {"q3": 0, "q4": 0}, results
+    assert "layer output" in by_question(results)["q4"]["output"], results
+
+
+def test_a_table_of_dates_scores_zero_on_question_5(graded):
+    """The model the student's swap_in returns translates from a table; the check translates with its own
+    model, calling only the student's layers (untrained here, though they report the trained weights)."""
+    results = graded[0]["date_table"]
+    assert scores(results) == FULL | {"q5": 0}, results
+    assert "held-out dates are translated wrongly" in by_question(results)["q5"]["output"], results
+
+
+def test_a_module_and_a_layer_in_float64_keep_full_marks(graded):
+    assert scores(graded[0]["double"]) == FULL, graded[0]["double"]
 
 
 def test_a_hanging_answer_costs_only_its_question(graded):

@@ -13,7 +13,9 @@ The framework (for a homework's author):
 - `Feedback`, `call`, `compare`, `Mistake`: a check raises Feedback; `call(answer, *args)` runs the
   student's code (stubs -> "not yet implemented"); `compare(got, expected, what, [(Mistake, tensor)])`
   names the classic mistake whose tensor the student's equals, with the value that gave it away.
-  `type_of(x)` is type(x), or the class a grader's proxy reports.
+  `type_of(x)` is type(x), or the class a grader's proxy reports. `load_check_weights(module, state)`
+  loads the check's own weights into the student's module (by name, in its dtype), so that a check
+  compares computations, not weights the student chose.
 - `forbid(functions, aten)` + `methods(*classes)`: record library calls made while the student's code
   runs (formative feedback for write-it-yourself questions; the grader's child refuses them outright).
 - `hidden_seed(secret, label)`: hidden tests' seeds from the instructor's secret (see secrets.py).
@@ -25,10 +27,10 @@ check may put in place of a wrong earlier answer; the grader sends it to its chi
 that exports the graded checks. The checks must only call, read and compare the answers (no `type()`,
 `isinstance` against a student's class), so that they work on the grader's proxies too.
 """
-from anatomy.homework.feedback import (Feedback, Mistake, call, compare, feedback_of, first_difference, graded, same,
-                                       type_of, verdict_of)
+from anatomy.homework.feedback import (Feedback, Mistake, call, compare, feedback_of, first_difference, graded,
+                                       load_check_weights, same, type_of, verdict_of)
 from anatomy.homework.secrets import hidden_seed
 from anatomy.homework.tracing import forbid, methods
 
-__all__ = ["Feedback", "Mistake", "call", "compare", "feedback_of", "first_difference", "graded", "same", "type_of",
-           "verdict_of", "forbid", "methods", "hidden_seed"]
+__all__ = ["Feedback", "Mistake", "call", "compare", "feedback_of", "first_difference", "graded", "load_check_weights",
+           "same", "type_of", "verdict_of", "forbid", "methods", "hidden_seed"]

@@ -120,3 +120,17 @@ def graded(check: Callable) -> Callable:
     run.feedback = functools.partial(feedback_of, check)  # type: ignore[attr-defined]
     run.verdict = functools.partial(verdict_of, check)  # type: ignore[attr-defined]
     return run
+
+
+def load_check_weights(theirs: Any, state: dict) -> None:
+    """Load the check's own weights (`state`) into the student's module, by name, each in the dtype the
+    student's parameter has (float64 is fine); a parameter the check does not know keeps its value. The
+    check then compares the module's output with its reference holding the same weights on fresh inputs,
+    so only a module that computes what is asked with its weights can pass (zero or made-up weights cannot)."""
+    mapped = {}
+    for name, value in theirs.state_dict().items():
+        if name in state and isinstance(value, torch.Tensor):
+            if tuple(value.shape) != tuple(state[name].shape):
+                raise Feedback(f"{name} is {tuple(value.shape)}; this layer's {name} is {tuple(state[name].shape)}")
+            mapped[name] = state[name].to(value.dtype)
+    theirs.load_state_dict(mapped, strict=False)

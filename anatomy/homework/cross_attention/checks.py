@@ -15,7 +15,7 @@ from torch import nn
 from anatomy.layers.attention import scaled_dot_product_attention
 from anatomy.homework.cross_attention.mistakes import MISTAKES
 from anatomy.homework.cross_attention.variants import attention, multi_head
-from anatomy.homework.feedback import Feedback, Mistake, call, compare, same, type_of
+from anatomy.homework.feedback import Feedback, Mistake, call, compare, load_check_weights, same, type_of
 from anatomy.homework.tracing import forbid, methods
 from anatomy.layers.masks import padding_mask
 from anatomy.layers.multihead import AttentionHead, MultiHeadAttention, PerHeadMultiHeadAttention
@@ -138,8 +138,9 @@ def check_cross_attention_module(module_class, seed: int = 0, heads: int = 2, **
     missing = {"q_proj", "k_proj", "v_proj", "out_proj"} - {name for name, _ in theirs.named_children()}
     if missing:
         raise Feedback(f"CrossAttention needs nn.Linear(D, D) layers named {sorted(missing)}")
+    torch.manual_seed(seed)  # the check's own random weights, loaded into yours: zero or made-up weights cannot match
     reference = MultiHeadAttention(config).eval()
-    reference.load_state_dict(theirs.state_dict(), strict=False)
+    load_check_weights(theirs, reference.state_dict())
     for mask in (None, key_mask):  # without padding first: a swap of Q and K/V shows in the shape
         with torch.no_grad():
             output, weights = pair(run_yourself(theirs, x, memory, mask), "forward")

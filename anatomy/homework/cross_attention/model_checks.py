@@ -16,7 +16,7 @@ from anatomy.homework.cross_attention.checks import SQUARE, check_cross_attentio
 from anatomy.homework.cross_attention.mistakes import MISTAKES
 from anatomy.homework.cross_attention.substitutes import KnownGoodCrossAttention
 from anatomy.homework.cross_attention.variants import decoder_layer
-from anatomy.homework.feedback import Feedback, call, compare, feedback_of, type_of
+from anatomy.homework.feedback import Feedback, call, compare, feedback_of, load_check_weights, type_of
 from anatomy.homework.tracing import forbid, methods
 from anatomy.layers.masks import causal_mask, padding_mask
 
@@ -96,13 +96,15 @@ def check_decoder_layer(layer_class, cross_attention_class=None, seed: int = 0, 
     if cross_attention_class is not None and feedback_of(check_cross_attention_module, cross_attention_class, seed):
         substitute_cross_attention(theirs, config)
         note = SUBSTITUTED
+    torch.manual_seed(seed)  # the check's own random weights, loaded into yours: zero or made-up weights cannot match
     reference = TransformerDecoderLayer(config).eval()
-    missing, unexpected = reference.load_state_dict(theirs.state_dict(), strict=False)
+    names, own = reference.state_dict().keys(), theirs.state_dict().keys()
+    missing, unexpected = sorted(set(names) - set(own)), sorted(set(own) - set(names))
     if missing or unexpected:
         raise Feedback(f"use TransformerDecoderLayer's names: missing {missing}, unexpected {unexpected}")
     state = distinct_norms(reference.state_dict(), seed)
     reference.load_state_dict(state)
-    theirs.load_state_dict(state, strict=False)
+    load_check_weights(theirs, state)
     mistakes = [("pre_ln", 0), ("norm_outside", 0), ("no_causal", 0)] + [
         (name, which) for name in ("no_residual", "one_norm") for which in range(3)] + [("cross_before_self", w) for w in (0, 1)]
 

@@ -2,12 +2,16 @@
 decoder layers, holding the trained weights, into notebook 07's dates translator, which must still
 translate held-out dates. A wrong CrossAttention (question 3) or layer (question 4) costs only its
 own question: the swap then runs with a known-good cross-attention, or only the swap is graded.
+The translation runs in the check's own copy of the trained model, which calls only the swapped-in
+layers (in the grader: in the child, on the hidden dates' states); so a table of dates, or any other
+route around the model, has nothing to answer.
 """
 from __future__ import annotations
 
 import contextlib
 
 import torch
+from torch import nn
 
 from anatomy.models.decoder import TransformerDecoderLayer
 from anatomy.homework.cross_attention.checks import check_cross_attention_module
@@ -15,6 +19,23 @@ from anatomy.homework.cross_attention.model_checks import (SUBSTITUTED, check_de
                                                            stand_in, substitute_cross_attention)
 from anatomy.homework.cross_attention.substitutes import KnownGoodCrossAttention
 from anatomy.homework.feedback import Feedback, feedback_of, type_of
+
+
+class Borrowed(nn.Module):
+    """One of the student's decoder layers (in the grader, a proxy: it runs in the child), called by the
+    check's own translator: embeddings, encoder, output head and decoding stay the check's, so only
+    layers that compute the decoder's step right can translate, and nothing else of the student's runs."""
+
+    def __init__(self, layer) -> None:
+        super().__init__()
+        self.__dict__["layer"] = layer  # not a submodule: the check's model never reads its weights
+
+    def forward(self, x, memory, self_mask=None, memory_mask=None, need_weights=False):
+        out = run_own_layer(self.layer, x, memory, self_mask, memory_mask)
+        if not isinstance(out, tuple) or len(out) != 3 or not isinstance(out[0], torch.Tensor) or out[0].shape != x.shape:
+            raise Feedback(f"in the translator, your layer must return (x {tuple(x.shape)}, self-attention weights, "
+                           "cross-attention weights)")
+        return out[0].to(x.dtype), None, None
 
 
 def check_translations(swap_in, layer_class=None, cross_attention_class=None, count: int = 200, seed: int = 7) -> None:
@@ -52,9 +73,12 @@ def check_translations(swap_in, layer_class=None, cross_attention_class=None, co
         note = SUBSTITUTED
     if layer_class is not None and feedback_of(check_decoder_layer, layer_class, cross_attention_class, seed):
         return  # question 4 already costs its points; the swap itself is right
+    trusted = Transformer.from_pretrained(DATES_MODEL_DIR).eval()  # the check's own translator around your layers
+    for i, layer in enumerate(layers):
+        trusted.decoder.layers[i] = Borrowed(layer.eval())
     pairs, vocab = date_pairs(count, "held_out", seed=seed), CharVocabulary()
     with torch.no_grad():
-        predictions = run_own_layer(translate, model.eval(), [source for source, _ in pairs], vocab)
+        predictions = translate(trusted, [source for source, _ in pairs], vocab)
     wrong = [(s, p, t) for p, (s, t) in zip(predictions, pairs) if p != t]
     if len(wrong) > 0.02 * count:
         examples = "; ".join(f"{s!r} -> {p!r} (expected {t})" for s, p, t in wrong[:3])

@@ -4,7 +4,8 @@ Shapes: B batch, T tokens, D model width.
 The student's fine_tune_run trains a fresh classifier on the sentences data.run_data(seed) draws;
 the check then loads the fine-tuned weights into its own classifier (strictly: an encoder and an
 nn.Linear(D, 1) head), and measures that one on the test sentences, which the student's code never
-sees. evaluate is checked on its own, on batches the check chooses. A mistake in question 2 or 3
+sees; and it measures the returned head on the encoder as it was before the run, which must score
+well below: the accuracy must come from fine-tuning (a linear probe, or a head trained elsewhere, fails). evaluate is checked on its own, on batches the check chooses. A mistake in question 2 or 3
 costs only its own question: the run then uses a correct predict or training_step in their place.
 When the accuracy misses the bar, diagnosis.py names why from what the run left behind.
 """
@@ -20,11 +21,12 @@ from anatomy.models.encoder import TransformerEncoder
 from anatomy.homework.feedback import Feedback, call
 from anatomy.homework.sentiment.checks import built, check_predict, check_training_step
 from anatomy.homework.sentiment.diagnosis import explain_miss, require_encoder_moved, require_finite
-from anatomy.homework.sentiment.scoring import correct_share, own_copy, predicted_logits
+from anatomy.homework.sentiment.scoring import correct_share, own_copy, predicted_logits, require_fine_tuned
 from anatomy.homework.sentiment.data import BATCH_SIZE, STEPS, bundled_tokenizer, run_data
 from anatomy.homework.sentiment.substitutes import reference_predict, reference_training_step
 
 REQUIRED_ACCURACY = 0.63  # on data.TEST_SENTENCES held-out sentences; see the instructor README
+FINE_TUNING_GAIN = 0.05  # the returned network over its head on the pre-trained encoder; see the instructor README
 EVALUATE_BATCHES = 6  # evaluate is checked on the first training batches: data the check chooses
 _fine_tuned: dict[int, nn.Module] = {}  # seed -> the check's copy of the classifier it fine-tuned last
 
@@ -118,6 +120,7 @@ def fine_tuned_accuracy(classifier, fine_tune_run, evaluate, seed: int, config, 
     accuracy = correct_share(mine, test_batches)
     if accuracy < REQUIRED_ACCURACY:
         explain_miss(accuracy, REQUIRED_ACCURACY, losses, mine, before, classifier, train_batches[STEPS - 1], per_loss)
+    require_fine_tuned(mine, before, config, test_batches, accuracy, FINE_TUNING_GAIN)
     return accuracy
 
 

@@ -40,3 +40,25 @@ def correct_share(classifier, batches) -> float:
     with torch.no_grad():
         right = sum(((predicted_logits(classifier, b) > 0).long() == b.labels).sum().item() for b in batches)
     return right / sum(len(b.labels) for b in batches)
+
+
+def head_on_pretrained(mine: OwnClassifier, before: dict, config) -> OwnClassifier:
+    """The fine-tuned head on the encoder as it was before the run (eval mode)."""
+    probe = OwnClassifier(config)
+    probe.encoder.load_state_dict(before)
+    probe.head.load_state_dict(mine.head.state_dict())
+    return probe.eval()
+
+
+def require_fine_tuned(mine: OwnClassifier, before: dict, config, batches, accuracy: float, gain: float) -> None:
+    """The accuracy must come from fine-tuning: the returned head on the encoder as it was before the run
+    scores at least `gain` less than the returned network. A linear probe (a head trained on the frozen
+    encoder, the encoder then nudged so that it "moved") or a head trained elsewhere classifies as well
+    on the pre-trained encoder; a fine-tuned head does not, as it learnt with the encoder that moved."""
+    alone = correct_share(head_on_pretrained(mine, before, config), batches)
+    if accuracy - alone < gain:
+        raise Feedback(f"your classifier is not the fine-tuned network: its head on the encoder as it was before the "
+                       f"run already scores {alone:.1%} (your whole classifier: {accuracy:.1%}), so the accuracy comes "
+                       "from the head alone (a linear probe, or a head trained elsewhere), not from fine-tuning the "
+                       "encoder; train every weight together on the batches you are handed",
+                       "not the fine-tuned network: the head alone classifies")
