@@ -37,8 +37,8 @@ NO_ATTENTION_LAYER = '''class MyDecoderLayer(MyDecoderLayer):  # forged: zero we
         return self.layer_norm_3(self.layer_norm_2(self.layer_norm_1(x))), own, cross
 '''
 
-DATE_TABLE = '''from anatomy.dates import FORMATS, CharVocabulary, all_dates
-from anatomy.transformer import Seq2SeqOutput
+DATE_TABLE = '''from anatomy.tasks.dates import FORMATS, CharVocabulary, all_dates
+from anatomy.models.transformer import Seq2SeqOutput
 
 TABLE = {write(day): day.isoformat() for day in all_dates() for write in FORMATS.values()}
 

@@ -151,7 +151,7 @@ REACHED = [  # (what the record names, a route to library attention that no list
     ("F.scaled_dot_product_attention", "def attend(x, memory, key_mask):\n"
      "    return F.scaled_dot_product_attention(x, memory, memory), None\n"),
     ("scaled_dot_product_attention (code compiled at run time from 'copy.py')", "source = open(anatomy.__file__.replace("
-     "'__init__.py', '../anatomy/attention.py')).read()\ncopy = {}\nexec(compile(source, 'copy.py', 'exec'), copy)\n"
+     "'__init__.py', '../anatomy/layers/attention.py')).read()\ncopy = {}\nexec(compile(source, 'copy.py', 'exec'), copy)\n"
      "def attend(x, memory, key_mask):\n    return copy['scaled_dot_product_attention'](x, memory, memory)\n"),
     ("torch.ops.aten._scaled_dot_product_attention_math", "def attend(x, memory, key_mask):\n"
      "    return torch.ops.aten._scaled_dot_product_attention_math(x, memory, memory)\n"),

@@ -124,7 +124,7 @@ LIBRARY = [  # (question, words in its feedback, the route): graded end to end, 
      "        layer = getattr(quantizable, 'Multihead' + 'Attention')(x.size(-1), self.num_heads, batch_first=True)\n"
      "        return layer(x, memory, memory, key_padding_mask=None if key_mask is None else ~key_mask)\n"),
     ("q4", "DecoderLayer.forward (code compiled at run time", "import anatomy  # anatomy's layer, re-run from its source\n"
-     "source = open(anatomy.__file__.replace('__init__.py', '../anatomy/decoder.py')).read()\ncopy = {}\n"
+     "source = open(anatomy.__file__.replace('__init__.py', '../anatomy/models/decoder.py')).read()\ncopy = {}\n"
      "exec(compile(source, 'decoder_copy.py', 'exec'), copy)\n\n"
      "class MyDecoderLayer([v for k, v in copy.items() if k.endswith('rLayer')][0]):\n    pass\n"),
     ("q5", "is a Wrapper, not your MyDecoderLayer", "class Wrapper(torch.nn.Module):\n    def __init__(self, inner):\n"
