@@ -15,9 +15,11 @@ from collections.abc import Iterable, Sequence
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
-from anatomy.bpe import ByteLevelBPE, apply_merges
+from anatomy.bpe import ByteLevelBPE
+from anatomy.bpe_encoding import merge_by_rank
 from anatomy.bpe_training import check_vocab_size, count_words, learn_merges
 from anatomy.byte_level import split_words
+from anatomy.checks import check_texts
 
 UNKNOWN = "[UNK]"
 # The 19 leading consonants, 21 vowels and 27 trailing consonants NFD writes every modern syllable with.
@@ -39,11 +41,12 @@ class CharacterBPE:
     @classmethod
     def train(cls, texts: Iterable[str], vocab_size: int, jamo: bool = False) -> CharacterBPE:
         """Alphabet: every character of the (normalised) texts, in code-point order; then the merges."""
-        texts = [unicodedata.normalize("NFD", text) if jamo else text for text in texts]
+        texts = [unicodedata.normalize("NFD", text) if jamo else text for text in check_texts(texts)]
         word_counts = count_words(texts, split=split_words)
         tokens = sorted({char for word in word_counts for char in word} | (set(JAMO) if jamo else set()))
         alphabet = list(tokens)
-        check_vocab_size(vocab_size, len(alphabet), 0)
+        check_vocab_size(vocab_size, len(alphabet), 0, f"the {len(alphabet)} {'jamo' if jamo else 'characters'} "
+                                                       "of the corpus' alphabet")
         merges = learn_merges(word_counts, tokens, vocab_size)  # extends `tokens` with the merged ones
         return cls(alphabet, [(tokens[left], tokens[right]) for (left, right), _ in merges], jamo)
 
@@ -51,7 +54,7 @@ class CharacterBPE:
         out = []
         for word in split_words(self.normalize(text)):
             out += [part if len(part) > 1 or part in self.alphabet else UNKNOWN
-                    for part in apply_merges(list(word), self._ranks)]
+                    for part in merge_by_rank(list(word), self._ranks)]
         return out
 
 
@@ -71,7 +74,11 @@ def smaller(tokenizer: ByteLevelBPE, vocab_size: int) -> ByteLevelBPE:
 
 def bytes_per_token(tokenizer: ByteLevelBPE, texts: Sequence[str]) -> float:
     """UTF-8 bytes of `texts` over the tokens encode makes of them: how much one token carries."""
-    return sum(len(text.encode("utf-8")) for text in texts) / sum(len(tokenizer.encode(text)) for text in texts)
+    texts = check_texts(texts)
+    tokens = sum(len(tokenizer.encode(text)) for text in texts)
+    if tokens == 0:
+        raise ValueError(f"texts must hold at least one character to count bytes per token, got {texts[:3]!r}")
+    return sum(len(text.encode("utf-8")) for text in texts) / tokens
 
 
 def plot_compression(curves: dict[str, tuple[Sequence[int], Sequence[float]]]) -> Figure:
