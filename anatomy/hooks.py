@@ -82,6 +82,11 @@ class Hooks:
     """
 
     def __init__(self, model: nn.Module, record: Iterable[str] | str = (), edit: Mapping[str, Edit] | None = None):
+        if edit is not None and not isinstance(edit, Mapping):
+            raise TypeError(f"edit must be a dict {{hook point: function}}, got {type(edit).__name__}")
+        if isinstance(record, bytes) or not isinstance(record, (str, Iterable)) or not all(
+                isinstance(name, str) for name in ([record] if isinstance(record, str) else record)):
+            raise TypeError(f"record must be a hook point name, a list of them, or 'all', got {record!r}")
         self.model, self.edit = model, dict(edit or {})
         blocks(model)  # a model without blocks is refused even when nothing is named
         self.record = hook_names(model) if record == "all" else list([record] if isinstance(record, str) else record)
@@ -97,6 +102,9 @@ class Hooks:
         self.handles: list[torch.utils.hooks.RemovableHandle] = []
 
     def __enter__(self) -> dict[str, torch.Tensor]:
+        if self.handles:  # leaving the inner block would remove the outer block's hooks too
+            raise RuntimeError("this Hooks object is already active (entered, not yet left): it cannot be entered "
+                               "again inside itself; nest a second Hooks(model, ...) object instead")
         self.cache.clear()
         try:
             for name in dict.fromkeys([*self.record, *self.edit]):

@@ -1,9 +1,9 @@
 """Induction heads: a two-layer attention-only model learns to copy from earlier in its context.
 
 Taught in: 17_interpretability.  Shapes: B batch, L layers, H heads, N half length, T = 2N + 1 tokens.
-The task (Olsson et al. 2022): a start token, then N random tokens, then the same N again. The first
-half cannot be predicted; the second half can, by a previous-token head (layer 0) and an induction
-head (layer 1) that together attend to "the token after the last time this token appeared".
+The task (Olsson et al. 2022): a start token, N random tokens, the same N again. The first half cannot be
+predicted; the second half can, by a previous-token head (layer 0) and an induction head (layer 1)
+that together attend to "the token after the last time this token appeared".
 The model is 12's Llama without its feed-forward sublayers: rotary positions are relative, so a
 previous-token head is quick to learn (with 11's learned absolute positions it takes far longer).
 """
@@ -48,9 +48,11 @@ def repeated_tokens(batch_size: int, half: int, vocab_size: int, generator: torc
     check_integer("batch_size", batch_size)
     check_integer("half", half, least=2)
     check_integer("vocab_size", vocab_size, least=3)
+    n = torch.full((batch_size,), half) if lengths is None else lengths
+    if not isinstance(n, torch.Tensor) or n.shape != (batch_size,) or n.is_floating_point() or not ((n >= 1) & (n <= half)).all():
+        raise ValueError(f"lengths must be a ({batch_size},) integer tensor in 1 .. half ({half}), got {lengths!r}")
     ids = torch.randint(1, vocab_size, (batch_size, 2 * half + 1), generator=generator)  # (B, T)
     ids[:, 0] = START
-    n = torch.full((batch_size,), half) if lengths is None else lengths
     source = torch.arange(2 * half + 1) - n[:, None]  # (B, T): copy the token n places back ...
     repeat = torch.arange(2 * half + 1) > 2 * half - n[:, None]  # ... in the last n places
     return torch.where(repeat, ids.gather(1, source.clamp(min=0)), ids)
@@ -58,14 +60,17 @@ def repeated_tokens(batch_size: int, half: int, vocab_size: int, generator: torc
 
 def half_losses(logits: torch.Tensor, ids: torch.Tensor, lengths: torch.Tensor | None = None
                 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Mean next-token loss on the first copy and on the repeat, each without its first token (which
-    nothing predicts). `lengths` as in repeated_tokens; None: both halves whole."""
+    """Mean next-token loss on the first copy and on the repeat, each without its unpredictable first token
+    (`lengths` as in repeated_tokens; None: both halves whole)."""
     length = ids.size(1)
     n = torch.full((ids.size(0), 1), (length - 1) // 2) if lengths is None else lengths[:, None]
-    losses = F.cross_entropy(logits[:, :-1].transpose(1, 2), ids[:, 1:], reduction="none")  # (B, T - 1)
     target = torch.arange(1, length)  # the position each loss predicts
     first = (target > length - 2 * n) & (target < length - n)  # (B, T - 1)
     second = target > length - n
+    if logits.shape[:2] != ids.shape or not first.any(1).all() or not second.any(1).all():
+        raise ValueError(f"ids must be (B, 2N + 1) with halves (lengths) of >= 2 tokens, logits (B, T, V) for them; "
+                         f"got ids {tuple(ids.shape)}, lengths {lengths}, logits {tuple(logits.shape)}")
+    losses = F.cross_entropy(logits[:, :-1].transpose(1, 2), ids[:, 1:], reduction="none")  # (B, T - 1)
     return losses[first].mean(), losses[second].mean()
 
 
@@ -121,6 +126,8 @@ def induction_scores(pattern: torch.Tensor) -> torch.Tensor:
     """(L, H): on repeated sequences, the mean weight a second-half query puts on the token right after
     the earlier copy of itself, N - 1 positions back (Olsson et al. 2022)."""
     half = (pattern.size(-1) - 1) // 2
+    if pattern.dim() != 5 or pattern.size(-1) != pattern.size(-2) or half < 2 or pattern.size(-1) % 2 == 0:
+        raise ValueError(f"pattern must be (L, B, H, T, T) weights on repeated sequences, T = 2N + 1 >= 5, got {tuple(pattern.shape)}")
     return pattern.diagonal(offset=-(half - 1), dim1=-2, dim2=-1)[..., 2:].mean(dim=(1, -1))  # queries N+1..2N
 
 

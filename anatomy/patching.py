@@ -53,9 +53,14 @@ def restored_fraction(model: nn.Module, names: Sequence[str], clean: Sequence[to
     """(P, T): for each hook point and each position, the fraction of the clean metric that pasting the
     clean activation there (and only there) into the corrupted run restores."""
     check_pair(clean, corrupted)
+    if isinstance(names, str) or not names:
+        raise ValueError(f"names must be a non-empty list of hook points, got {names!r}; pass e.g. ['blocks.0.resid_post']")
     with Hooks(model, record=names) as cache:
         clean_value = metric(model(*clean))
     corrupted_value = metric(model(*corrupted))
+    for run, value in (("clean", clean_value), ("corrupted", corrupted_value)):
+        if not isinstance(value, torch.Tensor) or value.numel() != 1 or not value.isfinite().all():
+            raise ValueError(f"metric must return one finite number (a 0-dim tensor), got {value!r} on the {run} run")
     gap = clean_value - corrupted_value
     if gap.abs() < 1e-6:
         raise ValueError(f"the metric is {clean_value.item():.4g} on both runs: nothing to restore; pick a "
@@ -65,6 +70,9 @@ def restored_fraction(model: nn.Module, names: Sequence[str], clean: Sequence[to
         for t in range(cache[name].size(1)):
             with Hooks(model, edit={name: patch(name, cache[name], t)}):
                 grid[p, t] = (metric(model(*corrupted)) - corrupted_value) / gap
+    if grid.isnan().any():
+        raise ValueError(f"metric gave NaN on the patched run at (point, position) {grid.isnan().nonzero()[0].tolist()}: "
+                         "the model's output is broken there (NaN weights or activations)")
     return grid  # (P, T)
 
 

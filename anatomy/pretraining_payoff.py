@@ -16,6 +16,7 @@ from dataclasses import asdict, replace
 
 import torch
 
+from anatomy.checks import check_number
 from anatomy.classifier import TransformerForSequenceClassification
 from anatomy.masked_lm import bert_init_
 from anatomy.pretraining import PRETRAINED_DIR, SentenceTokenizer
@@ -51,8 +52,11 @@ def mean_interval(values: Sequence[float], confidence: float = 0.95) -> tuple[fl
     """(mean, half-width) of a Student-t interval over the seeds: the spread training noise makes."""
     from scipy.stats import t
 
-    if len(values) < 2:
-        raise ValueError(f"an interval needs at least 2 values (seeds), got {len(values)}")
+    check_number("confidence", confidence, above=0, below=1, hint=" (0.95 for a 95 % interval)")
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__len__") or len(values) < 2:
+        raise ValueError(f"values: an interval needs at least 2 values (one per seed), got {values!r}")
+    if not all(isinstance(v, (int, float)) and math.isfinite(v) for v in values):
+        raise ValueError(f"values must be finite numbers, got {list(values)!r}")
     half = float(t.ppf((1 + confidence) / 2, len(values) - 1)) * statistics.stdev(values) / math.sqrt(len(values))
     return statistics.fmean(values), half
 
@@ -76,5 +80,12 @@ def compare(snapshots: dict[int, dict[str, torch.Tensor]], config, tokenizer: Se
 def paired_gain(result: dict, step: int) -> tuple[float, float]:
     """Mean and 95 % half-width of (accuracy after `step` pre-training steps - accuracy from random), seed by seed."""
     runs = result["runs"]
-    gains = [b - a for a, b in zip(runs["0"]["accuracy"], runs[str(step)]["accuracy"])]
-    return mean_interval(gains)
+    if "0" not in runs or str(step) not in runs:
+        raise ValueError(f"step must be one of the compared pre-training steps {sorted(map(int, runs))} (and 0 must be "
+                         f"there to compare with), got {step!r}")
+    before, after = runs["0"]["accuracy"], runs[str(step)]["accuracy"]
+    if len(before) != len(after) or len(before) != len(result.get("seeds", before)):
+        raise ValueError(f"the runs at step 0 and step {step} must hold one accuracy per seed "
+                         f"({len(result.get('seeds', before))} seeds), got {len(before)} and {len(after)}: a gain pairs "
+                         "the two runs of each seed")
+    return mean_interval([b - a for a, b in zip(before, after)])
