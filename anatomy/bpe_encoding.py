@@ -20,6 +20,9 @@ import heapq
 
 def merge_by_rank(parts: list[str], ranks: dict[tuple[str, str], int]) -> list[str]:
     """apply_merges(parts, ranks), in O(n log n) for n parts: "l o w e r" -> "low er"."""
+    if not isinstance(parts, (list, tuple)) or not isinstance(ranks, dict):
+        raise TypeError(f"parts must be a list of token strings and ranks a dict {{(left, right): rank}}, got "
+                        f"{type(parts).__name__} and {type(ranks).__name__}")
     symbols: list[str | None] = list(parts)
     following = [*range(1, len(symbols)), -1]  # next alive symbol, -1: none
     preceding = list(range(-1, len(symbols) - 1))  # previous alive symbol, -1: none

@@ -17,9 +17,9 @@ from matplotlib.figure import Figure
 
 from anatomy.bpe import ByteLevelBPE
 from anatomy.bpe_encoding import merge_by_rank
-from anatomy.bpe_training import check_vocab_size, count_words, learn_merges
+from anatomy.bpe_training import check_vocab_and_merges, check_vocab_size, count_words, learn_merges
 from anatomy.byte_level import split_words
-from anatomy.checks import check_texts
+from anatomy.argument_checks import check_texts, check_type
 
 UNKNOWN = "[UNK]"
 # The 19 leading consonants, 21 vowels and 27 trailing consonants NFD writes every modern syllable with.
@@ -31,7 +31,8 @@ class CharacterBPE:
     a character outside the alphabet is [UNK]."""
 
     def __init__(self, alphabet: Sequence[str], merges: Sequence[tuple[str, str]], jamo: bool = False):
-        self.alphabet, self.merges, self.jamo = set(alphabet), list(merges), jamo
+        alphabet, merges = check_vocab_and_merges(alphabet, merges, "alphabet")
+        self.alphabet, self.merges, self.jamo = set(alphabet), merges, jamo
         self.vocab_size = len(self.alphabet) + len({left + right for left, right in self.merges})
         self._ranks = {pair: rank for rank, pair in enumerate(self.merges)}
 
@@ -60,13 +61,14 @@ class CharacterBPE:
 
 def readable(tokenizer: ByteLevelBPE, text: str) -> list[str]:
     """encode(text)'s tokens as text: each token's bytes read as UTF-8, a cut character shown as \\x.. bytes."""
+    check_type("tokenizer", tokenizer, ByteLevelBPE)
     return [tokenizer.token_bytes(index).decode("utf-8", errors="backslashreplace") for index in tokenizer.encode(text)]
 
 
 def smaller(tokenizer: ByteLevelBPE, vocab_size: int) -> ByteLevelBPE:
     """The tokenizer trained to `vocab_size` on the same corpus: training is greedy, so its merges are
     the first ones of a larger vocabulary's (each merge adds one token when no token string repeats)."""
-    base = tokenizer.vocab_size - len(tokenizer.merges)
+    base = check_type("tokenizer", tokenizer, ByteLevelBPE).vocab_size - len(tokenizer.merges)
     check_vocab_size(vocab_size, base, len(tokenizer.special_tokens))
     vocab = [tokenizer.id_to_token(index) for index in range(min(vocab_size, tokenizer.vocab_size))]
     return ByteLevelBPE(vocab, tokenizer.merges[:len(vocab) - base], tokenizer.special_tokens)
@@ -74,7 +76,7 @@ def smaller(tokenizer: ByteLevelBPE, vocab_size: int) -> ByteLevelBPE:
 
 def bytes_per_token(tokenizer: ByteLevelBPE, texts: Sequence[str]) -> float:
     """UTF-8 bytes of `texts` over the tokens encode makes of them: how much one token carries."""
-    texts = check_texts(texts)
+    texts, _ = check_texts(texts), check_type("tokenizer", tokenizer, ByteLevelBPE)
     tokens = sum(len(tokenizer.encode(text)) for text in texts)
     if tokens == 0:
         raise ValueError(f"texts must hold at least one character to count bytes per token, got {texts[:3]!r}")

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Sequence
 from itertools import count as counter
 
 from anatomy.byte_level import pre_tokenize
-from anatomy.checks import check_texts
+from anatomy.argument_checks import check_texts
 
 Pair = tuple[int, int]
 
@@ -43,9 +43,10 @@ def check_special_tokens(special_tokens: Sequence[str]) -> list[str]:
     return tokens
 
 
-def check_vocab_and_merges(vocab: Sequence[str], merges: Sequence[tuple[str, str]]) -> tuple[list[str], list]:
+def check_vocab_and_merges(vocab: Sequence[str], merges: Sequence[tuple[str, str]], vocab_name: str = "vocab"
+                           ) -> tuple[list[str], list]:
     """vocab and merges as lists, or a TypeError/ValueError naming which one is not a list of what."""
-    for name, value, what in (("vocab", vocab, "token strings in id order"), ("merges", merges, "(left, right) pairs")):
+    for name, value, what in ((vocab_name, vocab, "token strings"), ("merges", merges, "(left, right) pairs")):
         if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
             raise TypeError(f"{name} must be a list of {what}, got {type(value).__name__}")
     merges = list(merges)
@@ -70,8 +71,8 @@ def count_words(texts: Iterable[str], split: Callable[[str], list[str]] = pre_to
     for text in texts:
         word_counts.update(split(text))
     if not word_counts:
-        raise ValueError(f"the corpus is empty: expected at least one text with a character in it, got {len(texts)} "
-                         "text(s) and no characters; pass e.g. anatomy.stdlib_sentences() or a list of lines")
+        raise ValueError(f"the corpus is empty: expected at least one text with a character in it, got texts of "
+                         f"{len(texts)} string(s) and no characters; pass e.g. anatomy.stdlib_sentences() or a list of lines")
     return word_counts
 
 

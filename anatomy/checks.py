@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 from numbers import Integral, Real
-from collections.abc import Collection
 from typing import Any
 
 import torch
@@ -112,32 +111,3 @@ def check_batches(size: int, batch_size: Any, what: str) -> int:
         raise ValueError(f"batch_size ({batch_size}) is larger than the {size} examples of {what}: not one full "
                          f"batch can be drawn; pass batch_size <= {size}")
     return batch_size
-
-
-def check_texts(texts: Any, name: str = "texts", allow_empty: bool = False) -> list[str]:
-    """A list of the strings in `texts`; refuse one string (it would be read character by character),
-    None, a non-string item, and (unless allow_empty) no text at all."""
-    if isinstance(texts, (str, bytes)):
-        raise TypeError(f"{name} must be a list of texts, got one {type(texts).__name__} ({texts[:30]!r}...): it "
-                        f"would be read one character at a time; wrap it in a list: pass [text]")
-    if texts is None or not hasattr(texts, "__iter__"):
-        raise TypeError(f"{name} must be a list of texts (strings), got {type(texts).__name__}")
-    texts = list(texts)
-    wrong = [(i, type(text).__name__) for i, text in enumerate(texts) if not isinstance(text, str)]
-    if wrong:
-        raise TypeError(f"{name} must hold strings only, got (position, type) {wrong[:5]}")
-    if not texts and not allow_empty:
-        raise ValueError(f"{name} is empty: expected at least one text")
-    return texts
-
-
-def check_token_ids(name: str, ids: torch.Tensor, vocab_size: int, allowed: Collection[int] = ()) -> None:
-    """Raise unless `ids` is an integer tensor whose values are ids of the vocabulary [0, vocab_size) (or in `allowed`)."""
-    if not isinstance(ids, torch.Tensor) or ids.is_floating_point() or ids.is_complex() or ids.dtype == torch.bool:
-        got = f"a {ids.dtype} tensor" if isinstance(ids, torch.Tensor) else f"a {type(ids).__name__}"
-        raise ValueError(f"{name} must be an integer tensor of token ids, got {got}")
-    outside = ((ids < 0) | (ids >= vocab_size)) & ~torch.isin(ids, torch.tensor(list(allowed), dtype=ids.dtype,
-                                                                                 device=ids.device))
-    if outside.any():
-        raise ValueError(f"{name} must hold ids in [0, {vocab_size - 1}] (vocab_size {vocab_size})"
-                         f"{' or ' + str(sorted(allowed)) if allowed else ''}, got {sorted(set(ids[outside].tolist()))[:5]}")

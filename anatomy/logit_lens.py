@@ -13,7 +13,8 @@ import torch
 from torch import nn
 
 from anatomy.checkpoint_files import load_weights_file, read_config
-from anatomy.checks import check_scores, check_token_ids
+from anatomy.argument_checks import check_vocabulary_ids
+from anatomy.checks import check_scores
 from anatomy.docstring_lm import CharCorpus
 from anatomy.gpt import GPT, GPTConfig
 from anatomy.hooks import Hooks, blocks
@@ -48,7 +49,7 @@ def lens_ranks(log_probs: torch.Tensor, input_ids: torch.Tensor) -> torch.Tensor
         raise ValueError(f"log_probs must be (L + 1, B, T, V) for input_ids (B, T) = {tuple(getattr(input_ids, 'shape', ()))}, "
                          f"got {tuple(getattr(log_probs, 'shape', ()))}")
     check_scores(log_probs, "log_probs")
-    check_token_ids("input_ids", input_ids, log_probs.size(-1))
+    check_vocabulary_ids("input_ids", input_ids, log_probs.size(-1))
     nxt = input_ids[:, 1:]  # (B, T - 1)
     true = log_probs[:, :, :-1].gather(-1, nxt.expand(log_probs.size(0), -1, -1)[..., None])  # (L + 1, B, T - 1, 1)
     return (log_probs[:, :, :-1] > true).sum(dim=-1)

@@ -17,7 +17,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from anatomy.checks import check_number, check_token_ids
+from anatomy.argument_checks import check_type, check_vocabulary_ids
+from anatomy.checks import check_number
 from anatomy.config import require
 from anatomy.encoder import TransformerEncoder
 from anatomy.feedforward import ACTIVATIONS
@@ -38,6 +39,7 @@ MLM_FIELDS = {"tie_word_embeddings": (True, "our MaskedLMHead decodes with the w
 def bert_init_(module: nn.Module, std: float = 0.02) -> nn.Module:
     """BERT's initialisation, in place: Linear and Embedding weights ~ N(0, std), biases 0, LayerNorm (1, 0)."""
     check_number("std", std, above=0, hint=" (BERT's initializer_range is 0.02)")
+    check_type("module", module, nn.Module)
     for part in module.modules():
         if isinstance(part, (nn.Linear, nn.Embedding)):
             nn.init.normal_(part.weight, std=std)
@@ -100,7 +102,7 @@ class TransformerForMaskedLM(nn.Module):
             got = tuple(labels.shape) if isinstance(labels, torch.Tensor) else type(labels).__name__
             raise ValueError(f"labels must have input_ids' shape {tuple(input_ids.shape)} (-100 where nothing is "
                              f"predicted), got {got}")
-        check_token_ids("labels", labels, logits.size(-1), allowed=(IGNORE_INDEX,))
+        check_vocabulary_ids("labels", labels, logits.size(-1), allowed=(IGNORE_INDEX,))
         if not (labels != IGNORE_INDEX).any():
             raise ValueError("labels are all -100: no token to predict, the loss would be an empty mean (NaN); "
                              "mask the batch with anatomy.masking.mask_tokens")

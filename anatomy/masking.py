@@ -14,7 +14,8 @@ from collections.abc import Collection
 
 import torch
 
-from anatomy.checks import check_integer, check_token_ids
+from anatomy.argument_checks import check_vocabulary_ids
+from anatomy.checks import check_integer
 
 IGNORE_INDEX = -100  # the label cross-entropy skips (torch's ignore_index default)
 MLM_PROBABILITY = 0.15  # the share of tokens chosen for prediction
@@ -62,7 +63,7 @@ def mask_tokens(input_ids: torch.Tensor, mask_id: int, vocab_size: int, special_
     mlm_probability = check_probability("mlm_probability", mlm_probability)
     check_integer("vocab_size", vocab_size, least=2)
     check_integer("mask_id", mask_id, least=0, most=vocab_size - 1, hint=f" (an id of the vocabulary of {vocab_size})")
-    check_token_ids("input_ids", input_ids, vocab_size)
+    check_vocabulary_ids("input_ids", input_ids, vocab_size)
     special_ids = check_special_ids(special_ids)
     if int(mask_id) not in special_ids:
         raise ValueError(f"special_ids must include mask_id ({mask_id}): a [MASK] already in the text is never "

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 import torch
 from torch import nn
 
+from anatomy.argument_checks import check_type
 from anatomy.hooks import Edit, Hooks
 
 Metric = Callable[[object], torch.Tensor]  # the model's output -> a number (a 0-dim tensor)
@@ -36,6 +37,8 @@ def patch(name: str, source: torch.Tensor, position: int | None = None) -> Edit:
 
 
 def check_pair(clean: Sequence[torch.Tensor], corrupted: Sequence[torch.Tensor]) -> None:
+    for name, run in (("clean", clean), ("corrupted", corrupted)):
+        check_type(name, run, list, tuple, what="a tuple of the model's arguments, e.g. (input_ids,)")
     if len(clean) != len(corrupted):
         raise ValueError(f"clean and corrupted must hold the same model arguments, got {len(clean)} "
                          f"and {len(corrupted)}")
@@ -53,6 +56,8 @@ def restored_fraction(model: nn.Module, names: Sequence[str], clean: Sequence[to
     """(P, T): for each hook point and each position, the fraction of the clean metric that pasting the
     clean activation there (and only there) into the corrupted run restores."""
     check_pair(clean, corrupted)
+    if not callable(metric):
+        raise TypeError(f"metric must be a function model output -> number, got {type(metric).__name__}")
     if isinstance(names, str) or not names:
         raise ValueError(f"names must be a non-empty list of hook points, got {names!r}; pass e.g. ['blocks.0.resid_post']")
     with Hooks(model, record=names) as cache:

@@ -19,7 +19,8 @@ import torch.nn.functional as F
 from transformers import BertConfig
 
 from anatomy.bpe import ByteLevelBPE
-from anatomy.checks import check_integer, check_scores, check_texts
+from anatomy.argument_checks import check_texts, check_type
+from anatomy.checks import check_batches, check_integer, check_scores
 from anatomy.masked_lm import TransformerForMaskedLM
 from anatomy.masking import IGNORE_INDEX, check_special_ids, mask_tokens
 from anatomy.sentiment_batches import bucketed_batches
@@ -47,10 +48,9 @@ class SentenceTokenizer:
     gives [CLS] ... [SEP] per text, and pad_token_id / mask_token_id / all_special_ids are there."""
 
     def __init__(self, bpe: ByteLevelBPE) -> None:
-        self.bpe = bpe
-        self.pad_token_id, self.cls_token_id, self.sep_token_id, self.mask_token_id = (
-            bpe.token_to_id(token) for token in SPECIAL_TOKENS)
+        self.bpe = check_type("bpe", bpe, ByteLevelBPE)
         self.all_special_ids = [bpe.token_to_id(token) for token in SPECIAL_TOKENS]
+        self.pad_token_id, self.cls_token_id, self.sep_token_id, self.mask_token_id = self.all_special_ids
 
     def __len__(self) -> int:
         return self.bpe.vocab_size
@@ -68,7 +68,7 @@ def train_tokenizer(texts: Sequence[str], vocab_size: int = VOCAB_SIZE) -> Sente
 
 def pretraining_sequences(tokenizer: SentenceTokenizer, texts: Sequence[str], max_length: int = MAX_LENGTH) -> list[list[int]]:
     """[CLS] piece [SEP] for every text, a long text cut into pieces of max_length - 2 tokens (nothing is dropped)."""
-    texts = check_texts(texts)
+    texts, _ = check_texts(texts), check_type("tokenizer", tokenizer, SentenceTokenizer)
     body = check_integer("max_length", max_length, least=3, hint=" ([CLS] and [SEP] take two)") - 2
     return [[tokenizer.cls_token_id, *ids[start:start + body], tokenizer.sep_token_id]
             for ids in (tokenizer.bpe.encode(text) for text in texts) for start in range(0, len(ids), body)]
@@ -76,7 +76,7 @@ def pretraining_sequences(tokenizer: SentenceTokenizer, texts: Sequence[str], ma
 
 def small_bert_config(vocab_size: int) -> BertConfig:
     """Small enough to pre-train in two minutes on two CPU cores: 2 layers, 4 heads, width 128."""
-    return BertConfig(vocab_size=vocab_size, hidden_size=128, num_hidden_layers=2, num_attention_heads=4,
+    return BertConfig(vocab_size=check_integer("vocab_size", vocab_size, least=len(SPECIAL_TOKENS) + 1), hidden_size=128, num_hidden_layers=2, num_attention_heads=4,
                       intermediate_size=512, max_position_embeddings=MAX_LENGTH, type_vocab_size=1, pad_token_id=0)
 
 
@@ -90,8 +90,10 @@ class MaskedBatch:
 def masked_batches(sequences: list[list[int]], tokenizer: SentenceTokenizer, batch_size: int = 64,
                    seed: int = 0) -> Iterator[MaskedBatch]:
     """Endless length-bucketed batches (09's bucketed_batches), masked anew each time: dynamic masking."""
-    generator = torch.Generator().manual_seed(seed)
-    for batch in bucketed_batches(sequences, [0] * len(sequences), batch_size, seed, tokenizer.pad_token_id):
+    check_batches(len(check_type("sequences", sequences, list, tuple, what="a list of id lists")), batch_size, "sequences")
+    generator = torch.Generator().manual_seed(check_integer("seed", seed, least=0))
+    pad = check_type("tokenizer", tokenizer, SentenceTokenizer).pad_token_id
+    for batch in bucketed_batches(sequences, [0] * len(sequences), batch_size, seed, pad):
         inputs, labels = mask_tokens(batch.input_ids, tokenizer.mask_token_id, len(tokenizer),
                                      tokenizer.all_special_ids, generator)
         yield MaskedBatch(inputs, batch.attention_mask, labels)
@@ -99,11 +101,10 @@ def masked_batches(sequences: list[list[int]], tokenizer: SentenceTokenizer, bat
 
 def masked_lm_loss(model: TransformerForMaskedLM, batch: MaskedBatch) -> torch.Tensor:
     """model(...).loss, with the head run only at the chosen tokens (15 %): the same number, far less work."""
-    chosen = batch.labels != IGNORE_INDEX  # (B, T)
+    chosen = check_type("batch", batch, MaskedBatch).labels != IGNORE_INDEX  # (B, T)
     if not chosen.any():
-        raise ValueError("batch.labels are all -100: no token to predict, the loss would be an empty mean (NaN); "
-                         "mask the batch with anatomy.masking.mask_tokens")
-    hidden = model.encoder(batch.input_ids, batch.attention_mask).last_hidden_state  # (B, T, D)
+        raise ValueError("batch.labels are all -100: no token to predict, the loss would be an empty mean (NaN)")
+    hidden = check_type("model", model, TransformerForMaskedLM).encoder(batch.input_ids, batch.attention_mask).last_hidden_state  # (B, T, D)
     return F.cross_entropy(model.head(hidden[chosen]), batch.labels[chosen])  # (N, V) against (N,)
 
 
@@ -131,11 +132,11 @@ def unigram_entropy(sequences: list[list[int]], special_ids: Sequence[int]) -> f
     """The entropy (nats) of the token distribution: the loss of a model that ignores context and always
     predicts each token's overall frequency."""
     special = set(check_special_ids(special_ids))
-    counts = Counter(token for ids in sequences for token in ids if token not in special)
+    counts = Counter(token for ids in check_type("sequences", sequences, list, tuple, what="a list of id lists")
+                     for token in ids if token not in special)
     total = sum(counts.values())
     if total == 0:
-        raise ValueError(f"sequences must hold at least one token that is not special, got {len(sequences)} "
-                         "sequence(s) without one: the entropy of no tokens is undefined")
+        raise ValueError(f"sequences must hold at least one token that is not special, got {len(sequences)} sequence(s) without one")
     return -sum(n / total * math.log(n / total) for n in counts.values())
 
 
@@ -146,9 +147,9 @@ def blank_log_probs(model: TransformerForMaskedLM, tokenizer: SentenceTokenizer,
     if not isinstance(text, str) or text.count("[MASK]") != 1:
         raise ValueError(f"text must be a str holding exactly one [MASK], got {text!r}")
     left, _, right = text.partition("[MASK]")
-    left_ids = tokenizer.bpe.encode(left.rstrip())
+    left_ids = check_type("tokenizer", tokenizer, SentenceTokenizer).bpe.encode(left.rstrip())
     ids = [tokenizer.cls_token_id, *left_ids, tokenizer.mask_token_id, *tokenizer.bpe.encode(right), tokenizer.sep_token_id]
-    return model.eval()(torch.tensor([ids])).logits[0, 1 + len(left_ids)].log_softmax(-1)  # (V,) at the [MASK]
+    return check_type("model", model, TransformerForMaskedLM).eval()(torch.tensor([ids])).logits[0, 1 + len(left_ids)].log_softmax(-1)  # (V,) at the [MASK]
 
 
 def fill_in_blank(model: TransformerForMaskedLM, tokenizer: SentenceTokenizer, text: str, k: int = 5) -> list[str]:

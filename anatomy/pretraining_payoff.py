@@ -16,8 +16,9 @@ from dataclasses import asdict, replace
 
 import torch
 
-from anatomy.checks import check_number
+from anatomy.checks import check_integer, check_number
 from anatomy.classifier import TransformerForSequenceClassification
+from anatomy.config import require
 from anatomy.masked_lm import bert_init_
 from anatomy.pretraining import PRETRAINED_DIR, SentenceTokenizer
 from anatomy.sentiment import FineTuningRecipe, accuracy, fine_tune
@@ -30,9 +31,9 @@ RECIPE = FineTuningRecipe(max_length=48, batch_size=32, peak_lr=5e-4, epochs=2.0
 
 def classifier_from(config, encoder_state: dict[str, torch.Tensor] | None, seed: int) -> TransformerForSequenceClassification:
     """BERT-initialised classifier (seeded), its encoder replaced by `encoder_state` when given."""
-    config = copy.deepcopy(config)
+    config = copy.deepcopy(require(config, "hidden_size"))
     config.num_labels = 2
-    torch.manual_seed(seed)
+    torch.manual_seed(check_integer("seed", seed, least=0))
     model = bert_init_(TransformerForSequenceClassification(config), getattr(config, "initializer_range", 0.02))
     if encoder_state is not None:
         model.encoder.load_state_dict(encoder_state)
@@ -79,6 +80,8 @@ def compare(snapshots: dict[int, dict[str, torch.Tensor]], config, tokenizer: Se
 
 def paired_gain(result: dict, step: int) -> tuple[float, float]:
     """Mean and 95 % half-width of (accuracy after `step` pre-training steps - accuracy from random), seed by seed."""
+    if not isinstance(result, dict) or not isinstance(result.get("runs"), dict):
+        raise TypeError(f"result must be the dict compare() returns (with 'runs'), got {type(result).__name__}")
     runs = result["runs"]
     if "0" not in runs or str(step) not in runs:
         raise ValueError(f"step must be one of the compared pre-training steps {sorted(map(int, runs))} (and 0 must be "

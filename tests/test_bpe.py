@@ -191,7 +191,7 @@ def test_one_long_word_is_encoded_as_hugging_face_does_with_linear_look_ups():
 
 
 @pytest.mark.parametrize("vocab, merges, specials, error, message", [
-    (None, [], (), TypeError, r"vocab must be a list of token strings in id order, got NoneType"),
+    (None, [], (), TypeError, r"vocab must be a list of token strings, got NoneType"),
     (list(ALPHABET), None, (), TypeError, r"merges must be a list of \(left, right\) pairs, got NoneType"),
     (list(ALPHABET) + ["ab"], ["a b"], (), ValueError, r"merges must be \(left, right\) pairs of token strings, got 'a b' at "
                                                         r"position 0: Hugging Face's merges.txt writes \"a b\"; pass "

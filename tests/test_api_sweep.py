@@ -1,0 +1,454 @@
+"""The sweep (issue #37): every public function and class of `anatomy` (outside anatomy.homework), called
+with one argument at a time replaced by a common mistake. The rule: a TypeError or ValueError whose
+message names the argument, or a result without NaN (a documented valid result).
+
+Modules are found by walking the package (pkgutil), so a new module is swept without being named here:
+each public callable it defines must have a valid example call in EXAMPLES, or a reason in UNCALLABLE
+(test_every_public_callable_has_an_example_or_a_reason fails otherwise). The mistakes, per argument,
+follow its valid value: None (unless None is a documented value), an empty sequence, one string where
+a list of strings goes, 0, -1, NaN, inf, a float where an int goes, a tensor of one more dimension
+or of the other dtype (float <-> int64).
+"""
+from __future__ import annotations
+
+import functools
+import importlib
+import inspect
+import math
+import pkgutil
+import random
+import signal
+from contextlib import contextmanager
+from dataclasses import fields, is_dataclass
+
+import pytest
+import torch
+from transformers import BertConfig
+
+import anatomy
+
+PACKAGE, LEFT_OUT = anatomy, ("anatomy.homework",)  # the sandboxed grader's package has sweeps of its own
+SECONDS_PER_CALL = 5
+
+
+def public_callables() -> dict[str, object]:
+    """'module.name' -> every function and class a module of the package defines under a public name."""
+    found = {}
+    for info in pkgutil.walk_packages(PACKAGE.__path__, PACKAGE.__name__ + "."):
+        if info.name.startswith(LEFT_OUT):
+            continue
+        module = importlib.import_module(info.name)
+        for name, obj in vars(module).items():
+            if (not name.startswith("_") and (inspect.isfunction(obj) or inspect.isclass(obj))
+                    and obj.__module__ == module.__name__):
+                found[f"{module.__name__}.{name}"] = obj
+    return found
+
+
+# --- small valid inputs, built once -------------------------------------------------------------------
+SPECIALS = ["[PAD]", "[CLS]", "[SEP]", "[MASK]"]
+
+
+@functools.cache
+def bpe():
+    from anatomy.bpe import ByteLevelBPE
+    return ByteLevelBPE.train(["low lower lowest newer wider", "좋아해 싫어해"], 290, SPECIALS)
+
+
+def sentence_tokenizer():
+    from anatomy.pretraining import SentenceTokenizer
+    return SentenceTokenizer(bpe())
+
+
+def bert_config():
+    return BertConfig(vocab_size=bpe().vocab_size, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                      intermediate_size=32, max_position_embeddings=16, type_vocab_size=1, pad_token_id=0)
+
+
+@functools.cache
+def mlm():
+    from anatomy.masked_lm import TransformerForMaskedLM
+    torch.manual_seed(0)
+    return TransformerForMaskedLM(bert_config()).eval()
+
+
+@functools.cache
+def gpt():
+    from anatomy.gpt import GPT, GPTConfig
+    torch.manual_seed(0)
+    return GPT(GPTConfig(vocab_size=20, hidden_size=16, num_attention_heads=2, num_hidden_layers=2,
+                         intermediate_size=32, max_position_embeddings=16)).eval()
+
+
+@functools.cache
+def induction_model():
+    from anatomy.induction import attention_only_model
+    return attention_only_model(vocab_size=12, half=4, heads=2).eval()
+
+
+def ids(vocab=20, shape=(2, 7)):
+    return torch.randint(1, vocab, shape, generator=torch.Generator().manual_seed(0))
+
+
+def repeated():
+    from anatomy.induction import repeated_tokens
+    return repeated_tokens(2, 4, 12, torch.Generator().manual_seed(0))
+
+
+def pattern():
+    return torch.softmax(torch.randn(2, 1, 2, 9, 9, generator=torch.Generator().manual_seed(0)), -1)
+
+
+def masked_batch():
+    from anatomy.pretraining import masked_batches, pretraining_sequences
+    sequences = pretraining_sequences(sentence_tokenizer(), ["low lower lowest", "newer wider", "좋아해"], 8)
+    return next(masked_batches(sequences, sentence_tokenizer(), batch_size=2))
+
+
+def comparison():
+    return {"seeds": [0, 1, 2], "runs": {"0": {"accuracy": [0.6, 0.62, 0.61]}, "10": {"accuracy": [0.65, 0.66, 0.6]}}}
+
+
+def call(*args, **kwargs):
+    return args, kwargs
+
+
+def logit_difference_metric():
+    from anatomy.patching import logit_difference
+    return logit_difference(-1, 3, 4)
+
+
+# 'module.name' (or 'module.Class.method') -> a function returning (args, kwargs) of one valid call, or
+# (the callable, args, kwargs) for a method of an object built there.
+EXAMPLES = {
+    # 15: byte-level BPE
+    "anatomy.bpe_encoding.merge_by_rank": lambda: call(list("lower"), {("l", "o"): 0, ("lo", "w"): 1}),
+    "anatomy.bpe.ByteLevelBPE": lambda: call([bpe().id_to_token(i) for i in range(bpe().vocab_size)], bpe().merges, SPECIALS),
+    "anatomy.bpe.ByteLevelBPE.train": lambda: (type(bpe()).train, *call(["low lower lowest"], 260, SPECIALS)),
+    "anatomy.bpe.ByteLevelBPE.encode": lambda: (bpe().encode, *call("lower 좋아 [MASK]")),
+    "anatomy.bpe.ByteLevelBPE.decode": lambda: (bpe().decode, *call([5, 70, 280])),
+    "anatomy.bpe_levels.CharacterBPE": lambda: call(list("abl"), [("a", "b")]),
+    "anatomy.bpe_levels.CharacterBPE.train": lambda: (__import__("anatomy.bpe_levels").bpe_levels.CharacterBPE.train,
+                                                      *call(["좋아해 싫어해", "좋아"], 12)),
+    "anatomy.bpe_levels.readable": lambda: call(bpe(), "lower 좋아"),
+    "anatomy.bpe_levels.smaller": lambda: call(bpe(), 265),
+    "anatomy.bpe_levels.bytes_per_token": lambda: call(bpe(), ["lower", "좋아해"]),
+    "anatomy.bpe_training.check_special_tokens": lambda: call(SPECIALS),
+    "anatomy.bpe_training.check_vocab_and_merges": lambda: call(["a", "b", "ab"], [("a", "b")]),
+    "anatomy.bpe_training.count_words": lambda: call(["low lower", "newer"]),
+    "anatomy.byte_level.bytes_to_unicode": lambda: call(),
+    "anatomy.byte_level.split_words": lambda: call("Hi  there!"),
+    "anatomy.byte_level.to_byte_chars": lambda: call(" 좋"),
+    "anatomy.byte_level.from_byte_chars": lambda: call("Ġì¢ĭ"),
+    "anatomy.byte_level.pre_tokenize": lambda: call("Hi  there!"),
+    "anatomy.byte_level.random_text": lambda: call(random.Random(0), 10),
+    "anatomy.gpt2_vocab.recover_merges": lambda: call({b"a": 0, b"b": 1, b"ab": 2, b"abb": 3}),
+    # 16: masking, the masked-LM head, pre-training
+    "anatomy.masking.check_special_ids": lambda: call([0, 1, 2, 3]),
+    "anatomy.masking.mask_tokens": lambda: call(ids(), 3, 20, [0, 1, 2, 3], torch.Generator().manual_seed(0), 0.3),
+    "anatomy.masked_lm.bert_init_": lambda: call(torch.nn.Linear(3, 3), 0.02),
+    "anatomy.masked_lm.MaskedLMHead": lambda: call(bert_config(), torch.nn.Embedding(bpe().vocab_size, 16)),
+    "anatomy.masked_lm.TransformerForMaskedLM": lambda: call(bert_config()),
+    "anatomy.masked_lm.TransformerForMaskedLM.forward": lambda: (mlm(), *call(ids(bpe().vocab_size),
+                                                                              labels=torch.full((2, 7), -100).index_fill_(1, torch.tensor([2]), 7))),
+    "anatomy.masked_lm.MaskedLMOutput": lambda: call(torch.zeros(1, 2, 3)),
+    "anatomy.pretraining.SentenceTokenizer": lambda: call(bpe()),
+    "anatomy.pretraining.SentenceTokenizer.__call__": lambda: (sentence_tokenizer(), *call(["lower", "좋아해"], max_length=5)),
+    "anatomy.pretraining.train_tokenizer": lambda: call(["low lower lowest"], 270),
+    "anatomy.pretraining.pretraining_sequences": lambda: call(sentence_tokenizer(), ["low lower lowest newer"], 5),
+    "anatomy.pretraining.small_bert_config": lambda: call(300),
+    "anatomy.pretraining.MaskedBatch": lambda: call(ids(), torch.ones(2, 7, dtype=torch.long), ids()),
+    "anatomy.pretraining.masked_batches": lambda: call([[1, 5, 6, 2], [1, 7, 2]], sentence_tokenizer(), 2, 0),
+    "anatomy.pretraining.masked_lm_loss": lambda: call(mlm(), masked_batch()),
+    "anatomy.pretraining.unigram_entropy": lambda: call([[1, 5, 6, 2], [1, 7, 5, 2]], [0, 1, 2, 3]),
+    "anatomy.pretraining.blank_log_probs": lambda: call(mlm(), sentence_tokenizer(), "the [MASK] lower"),
+    "anatomy.pretraining.fill_in_blank": lambda: call(mlm(), sentence_tokenizer(), "the [MASK] lower", 3),
+    "anatomy.pretraining_payoff.mean_interval": lambda: call([0.6, 0.62, 0.65], 0.95),
+    "anatomy.pretraining_payoff.paired_gain": lambda: call(comparison(), 10),
+    "anatomy.pretraining_payoff.classifier_from": lambda: call(bert_config(), None, 0),
+    # 17: hooks, induction, logit lens, patching
+    "anatomy.hooks.blocks": lambda: call(gpt()),
+    "anatomy.hooks.points_of": lambda: call(gpt().layers[0]),
+    "anatomy.hooks.hook_names": lambda: call(gpt()),
+    "anatomy.hooks.resolve": lambda: call(gpt(), "blocks.1.z"),
+    "anatomy.hooks.Hooks": lambda: call(gpt(), ["blocks.0.resid_post"], {"blocks.1.z": torch.zeros_like}),
+    "anatomy.induction.attention_only_model": lambda: call(12, 4, 2, 0),
+    "anatomy.induction.repeated_tokens": lambda: call(2, 4, 12, torch.Generator().manual_seed(0), torch.tensor([2, 4])),
+    "anatomy.induction.half_losses": lambda: call(torch.randn(2, 9, 12), repeated(), torch.tensor([4, 3])),
+    "anatomy.induction.previous_token_scores": lambda: call(pattern()),
+    "anatomy.induction.induction_scores": lambda: call(pattern()),
+    "anatomy.induction.ablate_heads": lambda: call([0, 1], None),
+    "anatomy.induction.head_means": lambda: call(induction_model(), repeated(), 1),
+    "anatomy.induction.in_context_gain": lambda: call(induction_model(), repeated(), None),
+    "anatomy.induction.patterns": lambda: call(induction_model(), repeated()),
+    "anatomy.logit_lens.residual_streams": lambda: call(gpt(), ids()),
+    "anatomy.logit_lens.logit_lens": lambda: call(gpt(), ids()),
+    "anatomy.logit_lens.lens_ranks": lambda: call(torch.randn(3, 2, 7, 20).log_softmax(-1), ids()),
+    "anatomy.patching.patch": lambda: call("blocks.0.resid_post", torch.zeros(2, 7, 16), 1),
+    "anatomy.patching.check_pair": lambda: call((ids(),), (ids() + 0,)),
+    "anatomy.patching.restored_fraction": lambda: call(gpt(), ["blocks.0.resid_post"], (ids(shape=(1, 5)),),
+                                                       (ids(shape=(1, 5)).flip(1),), logit_difference_metric()),
+    "anatomy.patching.logit_difference": lambda: call(-1, 3, 4, 0),
+    # 00-14: the pieces that take numbers, tensors and texts
+    "anatomy.attention.scaled_dot_product_attention": lambda: call(torch.randn(2, 3, 4), torch.randn(2, 5, 4),
+                                                                   torch.randn(2, 5, 4), torch.ones(3, 5, dtype=torch.bool)),
+    "anatomy.masks.causal_mask": lambda: call(3, 5),
+    "anatomy.masks.padding_mask": lambda: call(torch.tensor([[1, 1, 0]])),
+    "anatomy.masks.causal_padding_mask": lambda: call(torch.tensor([[1, 1, 0]])),
+    "anatomy.local_masks.local_mask": lambda: call(6, 2, True),
+    "anatomy.local_masks.strided_mask": lambda: call(6, 2, True),
+    "anatomy.embeddings.sinusoidal_positions": lambda: call(8, 6, 10000.0),
+    "anatomy.embeddings.position_shift_matrix": lambda: call(2, 6, 10000.0),
+    "anatomy.rotary.rotary_frequencies": lambda: call(8, 10000.0),
+    "anatomy.rotary.apply_rotary": lambda: call(torch.randn(1, 2, 5, 8), torch.arange(5), 10000.0),
+    "anatomy.sampling.top_k_filter": lambda: call(torch.randn(2, 10), 3),
+    "anatomy.sampling.top_p_filter": lambda: call(torch.randn(2, 10), 0.9),
+    "anatomy.sampling.next_token_distribution": lambda: call(torch.randn(2, 10), 0.7, 5, 0.9),
+    "anatomy.sampling.choose_next": lambda: call(torch.randn(2, 10), True, 0.7, 5, 0.9, torch.Generator().manual_seed(0)),
+    "anatomy.product_keys.product_key_top_k": lambda: call(torch.randn(2, 8), torch.randn(4, 4), torch.randn(4, 4), 3),
+    "anatomy.tiled_attention.tiled_attention": lambda: call(torch.randn(1, 6, 4), torch.randn(1, 6, 4), torch.randn(1, 6, 4), 2, True),
+    "anatomy.training.warmup_then_decay": lambda: call(5, 10, 100),
+    "anatomy.training.token_cross_entropy": lambda: call(torch.randn(2, 3, 5), torch.tensor([[1, 2, 0], [4, 0, 0]]), 0, 0.1),
+    "anatomy.vit.image_to_patches": lambda: call(torch.randn(2, 1, 8, 8), 2),
+    "anatomy.kv_cache.cache_memory_bytes": lambda: call(2, 4, 16, 100, 1, 2),
+    "anatomy.docstring_lm.perplexity": lambda: call(2.0),
+    "anatomy.wordpiece.as_id_list": lambda: call([1, 2, 3]),
+}
+
+
+def reason(text):
+    return lambda names: {name: text for name in names}
+
+
+# 'module.name' -> why the sweep does not call it (every public callable is in EXAMPLES or here).
+UNCALLABLE = {
+    **reason("a check helper: its `name` argument is the caller's argument, which its message names (tests/test_checks.py)")([
+        "anatomy.checks.check_integer", "anatomy.checks.check_number", "anatomy.checks.check_scores",
+        "anatomy.masking.check_probability", "anatomy.argument_checks.check_type", "anatomy.argument_checks.check_tensor",
+        "anatomy.argument_checks.check_texts", "anatomy.argument_checks.check_vocabulary_ids", "anatomy.hooks.check_edit",
+        "anatomy.bpe_training.check_vocab_size"]),
+    **reason("one step of a checked caller, fed only what the caller built (ByteLevelBPE.train, mask_tokens)")([
+        "anatomy.bpe_training.count_pairs", "anatomy.bpe_training.learn_merges", "anatomy.bpe_training.merge_word",
+        "anatomy.masking.maskable_positions"]),
+    **reason("the rule as notebook 15 shows it (its source is the lesson); encode uses merge_by_rank, swept")([
+        "anatomy.bpe.apply_merges"]),
+    **reason("Hugging Face's trainer set up for tests and notebook 15's equality cell; HF reports its own errors")([
+        "anatomy.bpe_reference.train_hf_byte_level_bpe", "anatomy.bpe_reference.train_hf_character_bpe"]),
+    **reason("a result container (dataclass or exception): its fields are filled by our own code")([
+        "anatomy.beam_search.Hypothesis", "anatomy.dates.TranslationBatch", "anatomy.decoder.DecoderOutput",
+        "anatomy.digits.DigitsSplit", "anatomy.docstring_lm.CharCorpus", "anatomy.encoder.EncoderOutput",
+        "anatomy.gpt.CausalLMOutput", "anatomy.induction.InductionRun", "anatomy.sentiment_batches.SentimentBatch",
+        "anatomy.sentiment_data.Reviews", "anatomy.training.TrainingRun", "anatomy.transformer.Seq2SeqOutput",
+        "anatomy.vit.ImageClassifierOutput", "anatomy.pretrained.HubUnreachableError", "anatomy.induction.NoFeedForward",
+        "anatomy.kv_cache.LayerCache"]),
+    **reason("reads or fetches files or the package index (its errors name the file and the command to run)")([
+        "anatomy.bert_weights.load_config", "anatomy.bert_weights.read_state_dict", "anatomy.checkpoint_files.read_config",
+        "anatomy.checkpoint_files.read_safetensors", "anatomy.checkpoint_files.load_weights_file",
+        "anatomy.gpt2_vocab.ranks_path", "anatomy.gpt2_vocab.fetch_gpt2_ranks", "anatomy.gpt2_vocab.gpt2_ranks",
+        "anatomy.gpt2_vocab.gpt2_tokenizer", "anatomy.korean_corpus.corpus_dir", "anatomy.korean_corpus.fetch_korean_corpus",
+        "anatomy.korean_corpus.korean_documents", "anatomy.korean_corpus.korean_lines", "anatomy.logit_lens.load_char_gpt",
+        "anatomy.logit_lens.save_char_gpt", "anatomy.pretrained.default_model_dir", "anatomy.pretrained.resolve_checkpoint",
+        "anatomy.pretrained.ensure_available", "anatomy.pretrained.checkpoint_folder", "anatomy.pretrained.load_pretrained",
+        "anatomy.pretraining.pretraining_texts", "anatomy.sentiment_data.data_dir", "anatomy.sentiment_data.reviews_path",
+        "anatomy.sentiment_data.fetch_reviews", "anatomy.sentiment_data.check_reviews_file",
+        "anatomy.sentiment_data.read_rated_sentences", "anatomy.sentiment_data.load_reviews", "anatomy.digits.load_digits_split",
+        "anatomy.corpus.stdlib_sentences", "anatomy.docstring_lm.docstring_corpus", "anatomy.viz.neuron_model",
+        "anatomy.viz.neuron_view", "anatomy.dates.all_dates"]),
+    **reason("sets up or displays a notebook (no argument to get wrong, or a figure/HTML to look at)")([
+        "anatomy.notebook.pick_device", "anatomy.notebook.seed_everything", "anatomy.notebook.quiet_libraries",
+        "anatomy.notebook.enter_the_english_folder", "anatomy.notebook.setup_notebook", "anatomy.notebook.show_source",
+        "anatomy.plots.attention_heatmap", "anatomy.plots.attention_heatmaps", "anatomy.plots.mask_plot",
+        "anatomy.bpe_levels.plot_compression", "anatomy.viz.head_view", "anatomy.viz.model_view", "anatomy.viz.check_layers",
+        "anatomy.viz.check_views", "anatomy.bertviz_offline.offline_html"]),
+    **reason("trains for seconds to minutes: its arguments are checked by anatomy.training.train and tests of its own")([
+        "anatomy.copy_task.train_copy", "anatomy.dates_translator.train_dates", "anatomy.digits.train_digits",
+        "anatomy.docstring_lm.train_docstring_gpt", "anatomy.pretraining.pretrain", "anatomy.training.train",
+        "anatomy.sentiment.fine_tune", "anatomy.pretraining_payoff.fine_tuned_accuracy", "anatomy.induction.train_induction", "anatomy.pretraining_payoff.compare",
+        "anatomy.linear_probe.train_probe", "anatomy.copy_task.accuracy_by_length"]),
+    **reason("converts a Hugging Face or torch model (tests/test_*_weights.py and the loader tables check these)")([
+        "anatomy.gpt2_weights.gpt2_weight_names", "anatomy.gpt2_weights.config_from_gpt2", "anatomy.gpt2_weights.check_gpt2",
+        "anatomy.gpt2_weights.gpt_from_gpt2", "anatomy.llama_weights.unscaled_rope", "anatomy.llama_weights.llama_fields",
+        "anatomy.llama_weights.their_name", "anatomy.llama_weights.llama_from_hf", "anatomy.vit_weights.hf_vit_name_map",
+        "anatomy.vit_weights.load_hf_vit_weights", "anatomy.vit_weights.vit_from_hf", "anatomy.bert_weights.encoder_name_map",
+        "anatomy.bert_weights.copy_weights", "anatomy.torch_reference.copy_attention", "anatomy.torch_reference.copy_sublayers",
+        "anatomy.torch_reference.to_torch_transformer", "anatomy.pretrained.check_loading_info",
+        "anatomy.bpe_reference.hf_merges", "anatomy.bpe_reference.hf_vocab", "anatomy.loader_checks.is_supported",
+        "anatomy.loader_checks.check_config_fields", "anatomy.loader_checks.listed", "anatomy.loader_checks.check_weight_names"]),
+    **reason("not yet in EXAMPLES (issue #37 follow-up: modules 00-14 built from a config, and their helpers)")([
+        "anatomy.adaptive_span.span_mask", "anatomy.adaptive_span.AdaptiveSpan", "anatomy.attention.check_qkv",
+        "anatomy.basic_tokenizer.is_whitespace", "anatomy.basic_tokenizer.is_control", "anatomy.basic_tokenizer.is_punctuation",
+        "anatomy.basic_tokenizer.is_cjk", "anatomy.basic_tokenizer.normalize", "anatomy.basic_tokenizer.split_punctuation",
+        "anatomy.beam_search.beam_search", "anatomy.beam_search.best_live_score", "anatomy.checks.check_device",
+        "anatomy.checks.check_labels", "anatomy.checks.check_padding_side", "anatomy.checks.check_batches",
+        "anatomy.classifier.TransformerForSequenceClassification", "anatomy.config.require", "anatomy.config.check_divisible",
+        "anatomy.config.from_fields", "anatomy.config.check_model_sizes", "anatomy.copy_task.copy_vocabulary",
+        "anatomy.copy_task.copy_pairs", "anatomy.copy_task.training_batches", "anatomy.copy_task.build_model",
+        "anatomy.copy_task.build_rnn", "anatomy.dates.date_pairs", "anatomy.dates.CharVocabulary", "anatomy.dates.pad",
+        "anatomy.dates.make_batch", "anatomy.dates_translator.dates_config", "anatomy.dates_translator.training_batches",
+        "anatomy.dates_translator.translation_loss", "anatomy.dates_translator.translate", "anatomy.dates_translator.exact_match",
+        "anatomy.decoder.check_memory", "anatomy.decoder.TransformerDecoderLayer", "anatomy.decoder.TransformerDecoder",
+        "anatomy.decoder_inputs.positions_from_padding", "anatomy.decoder_inputs.decoder_mask",
+        "anatomy.decoder_inputs.check_cache", "anatomy.decoder_inputs.check_decoder_call", "anatomy.digits.shift_randomly",
+        "anatomy.digits.training_batches", "anatomy.digits.logits_of", "anatomy.digits.classification_loss",
+        "anatomy.digits.accuracy", "anatomy.digits.pixel_mlp", "anatomy.docstring_lm.docstring_config",
+        "anatomy.docstring_lm.windows", "anatomy.docstring_lm.next_character_loss", "anatomy.docstring_lm.validation_loss",
+        "anatomy.docstring_lm.bigram_log_probs", "anatomy.docstring_lm.bigram_loss", "anatomy.embeddings.check_token_ids",
+        "anatomy.embeddings.Embeddings", "anatomy.embeddings.check_even_width", "anatomy.embeddings.SinusoidalEmbeddings",
+        "anatomy.embeddings.LearnedPositionEmbeddings", "anatomy.encoder.TransformerEncoderLayer",
+        "anatomy.encoder.TransformerEncoder", "anatomy.feedforward.check_hidden_states", "anatomy.feedforward.FeedForward",
+        "anatomy.generation.check_generation", "anatomy.generation.greedy_decode", "anatomy.gpt.GPTConfig", "anatomy.gpt.GPT",
+        "anatomy.gqa.GroupedQueryAttention", "anatomy.kv_cache.KVCache", "anatomy.linear_probe.sentence_vectors",
+        "anatomy.llama.LlamaConfig", "anatomy.llama.LlamaBlock", "anatomy.llama.Llama", "anatomy.local_masks.key_offsets",
+        "anatomy.lookback.LookbackConfig", "anatomy.lookback.lookback_batches", "anatomy.lookback.LookbackModel",
+        "anatomy.lookback.lookback_targets", "anatomy.lookback.lookback_loss", "anatomy.lookback.lookback_accuracy",
+        "anatomy.masks.accepted_mask_shapes", "anatomy.masks.check_mask", "anatomy.multihead.check_attention_inputs",
+        "anatomy.multihead.AttentionHead", "anatomy.multihead.PerHeadMultiHeadAttention", "anatomy.multihead.MultiHeadAttention",
+        "anatomy.persistent_memory.feedforward_as_attention", "anatomy.persistent_memory.PersistentMemoryAttention",
+        "anatomy.pretrained.looks_like_a_path", "anatomy.product_keys.check_top_k", "anatomy.product_keys.check_product_keys",
+        "anatomy.product_keys.all_product_keys", "anatomy.product_keys.ProductKeyMemory", "anatomy.rmsnorm.RMSNorm",
+        "anatomy.rnn_seq2seq.RNNConfig", "anatomy.rnn_seq2seq.AdditiveAttention", "anatomy.rnn_seq2seq.GRUSeq2Seq",
+        "anatomy.rotary.check_rotary_inputs", "anatomy.rotary.pairs_from_halves", "anatomy.sampling.check_sampling",
+        "anatomy.sentiment.FineTuningRecipe", "anatomy.sentiment.classification_loss", "anatomy.sentiment.sentiment_loss",
+        "anatomy.sentiment.predict_probabilities", "anatomy.sentiment.accuracy", "anatomy.sentiment.Analyser",
+        "anatomy.sentiment_batches.pad_batch", "anatomy.sentiment_batches.tokenize", "anatomy.sentiment_batches.bucketed_batches",
+        "anatomy.sentiment_batches.batches_by_length", "anatomy.sentiment_data.what_is_wrong",
+        "anatomy.sentiment_data.binary_label", "anatomy.swiglu.SwiGLU", "anatomy.text_generation.check_generate_call",
+        "anatomy.text_generation.generate", "anatomy.tiled_attention.tile_positions",
+        "anatomy.tiled_attention.online_softmax_step", "anatomy.transformer.check_padding", "anatomy.transformer.Transformer",
+        "anatomy.transformer_config.TransformerConfig", "anatomy.vit.VisionTransformerConfig", "anatomy.vit.PatchEmbedding",
+        "anatomy.vit.VisionTransformer", "anatomy.wordpiece.WordPieceTokenizer", "anatomy.checkpoint_files.unreadable"]),
+}
+
+
+# Swept callables that still break the rule, each with why it is not fixed yet: xfail(strict), so the day one
+# is fixed the sweep says to remove it from here.
+KNOWN_GAPS = {
+    name: "its source is shown in notebook " + notebook + ": a check there changes that notebook's output, so the fix "
+          "waits for the notebook's re-execution (issue #37 follow-up)"
+    for name, notebook in [("anatomy.embeddings.position_shift_matrix", "02"), ("anatomy.training.warmup_then_decay", "07"),
+                           ("anatomy.product_keys.product_key_top_k", "13")]
+}
+
+
+# --- the rule -------------------------------------------------------------------------------------------
+@contextmanager
+def time_limit(seconds):
+    def stop(*_):
+        raise TimeoutError(f"no answer within {seconds} s (a hang, or quadratic work on a small input)")
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def none_is_documented(parameter: inspect.Parameter) -> bool:
+    return parameter.default is None or "None" in str(parameter.annotation)
+
+
+def mistakes(value, parameter):
+    """(label, wrong value) pairs for one argument whose valid value is `value`."""
+    found = [] if value is None or none_is_documented(parameter) else [("None", None)]
+    if isinstance(value, bool) or callable(value) and not isinstance(value, torch.Tensor):
+        return found
+    if isinstance(value, (list, tuple)):
+        found.append(("an empty sequence", type(value)()))
+        if value and all(isinstance(item, str) for item in value):
+            found.append(("one str for a list of str", "a text"))
+    elif isinstance(value, int):
+        found += [("0", 0), ("-1", -1), ("NaN", math.nan), ("inf", math.inf), ("a float for an int", 2.5)]
+    elif isinstance(value, float):
+        found += [("0", 0.0), ("-1", -1.0), ("NaN", math.nan), ("inf", math.inf)]
+    elif isinstance(value, torch.Tensor):
+        found += [("one dimension more", value[None]),
+                  ("the other dtype", value.long() if value.is_floating_point() else value.float())]
+    return found
+
+
+def has_nan(result, depth=0) -> bool:
+    if depth > 4:
+        return False
+    if isinstance(result, torch.Tensor):
+        return bool(result.is_floating_point() and result.isnan().any())
+    if isinstance(result, float):
+        return math.isnan(result)
+    if isinstance(result, dict):
+        return any(has_nan(item, depth + 1) for item in result.values())
+    if isinstance(result, (list, tuple)):
+        return any(has_nan(item, depth + 1) for item in result[:1000])
+    if is_dataclass(result) and not isinstance(result, type):
+        return any(has_nan(getattr(result, f.name), depth + 1) for f in fields(result))
+    return False
+
+
+def resolve(name: str):
+    module_name, _, rest = name.partition(".")
+    module = importlib.import_module(module_name)
+    parts = name.split(".")
+    for split in range(len(parts), 0, -1):
+        try:
+            module = importlib.import_module(".".join(parts[:split]))
+            break
+        except ImportError:
+            continue
+    obj = module
+    for attribute in parts[split:]:
+        obj = getattr(obj, attribute)
+    return obj
+
+
+def example(name):
+    built = EXAMPLES[name]()
+    if len(built) == 3:
+        return built
+    return resolve(name), *built
+
+
+def outcome(fn, args, kwargs, argument) -> str | None:
+    """None if the call keeps the rule, else what went wrong."""
+    try:
+        with time_limit(SECONDS_PER_CALL), torch.no_grad():
+            result = fn(*args, **kwargs)
+            if inspect.isgenerator(result):
+                result = next(result)
+    except (TypeError, ValueError) as error:
+        return None if argument in str(error) else f"{type(error).__name__} not naming {argument!r}: {str(error)[:200]}"
+    except Exception as error:  # noqa: BLE001 - the sweep reports every other kind
+        return f"{type(error).__name__} (not a TypeError or ValueError): {str(error)[:200]}"
+    return "a result holding NaN" if has_nan(result) else None
+
+
+def test_every_public_callable_has_an_example_or_a_reason():
+    found = set(public_callables())
+    missing = sorted(found - {*EXAMPLES, *UNCALLABLE})
+    assert not missing, f"public callables without a valid example call in EXAMPLES or a reason in UNCALLABLE: {missing}"
+    stale = sorted(entry for entry in {*EXAMPLES, *UNCALLABLE}
+                   if not any(entry == name or entry.startswith(name + ".") for name in found))
+    assert not stale, f"entries for callables that no longer exist: {stale}"
+    assert not set(EXAMPLES) & set(UNCALLABLE), sorted(set(EXAMPLES) & set(UNCALLABLE))
+
+
+@pytest.mark.parametrize("name", [pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=KNOWN_GAPS[name]))
+                                  if name in KNOWN_GAPS else name for name in sorted(EXAMPLES)])
+def test_each_mistake_is_refused_by_name_or_gives_a_valid_result(name):
+    fn, args, kwargs = example(name)
+    assert outcome(fn, args, kwargs, "") is None, f"the valid example call of {name} itself fails"
+    target = fn.__init__ if inspect.isclass(fn) else fn.forward if isinstance(fn, torch.nn.Module) else fn
+    signature = inspect.signature(target)
+    bound = signature.bind(*([None] if inspect.isclass(fn) and "self" in signature.parameters else []), *args, **kwargs)
+    problems = []
+    for argument, value in bound.arguments.items():
+        if argument == "self" or signature.parameters[argument].kind is inspect.Parameter.VAR_POSITIONAL:
+            continue
+        for label, wrong in mistakes(value, signature.parameters[argument]):
+            fn, args, kwargs = example(name)  # fresh: a call may change its inputs in place
+            call_bound = signature.bind(*([None] if "self" in signature.parameters and inspect.isclass(fn) else []),
+                                        *args, **kwargs)
+            call_bound.arguments[argument] = wrong
+            call_args = call_bound.args[1:] if inspect.isclass(fn) and "self" in signature.parameters else call_bound.args
+            problem = outcome(fn, call_args, call_bound.kwargs, argument)
+            if problem:
+                problems.append(f"{argument}={label}: {problem}")
+    assert not problems, f"{name}:\n  " + "\n  ".join(problems)
