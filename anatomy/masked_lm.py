@@ -126,8 +126,10 @@ class TransformerForMaskedLM(nn.Module):
         config = self.config.to_dict() if hasattr(self.config, "to_dict") else dict(vars(self.config))
         config |= {"model_type": "bert", "architectures": ["BertForMaskedLM"]}
         config.pop("transformers_version", None)
+        ours, types = self.state_dict(), "encoder.embeddings.token_type_embeddings.weight"
+        if types not in ours:  # no token types: BERT's one type with a zero vector adds nothing, the same model
+            ours[types], config["type_vocab_size"] = torch.zeros(1, self.config.hidden_size), 1
         (folder / "config.json").write_text(json.dumps(config, indent=2, sort_keys=True) + "\n")
-        ours = self.state_dict()
         save_file({theirs: ours[name].contiguous() for name, theirs in self.name_map().items()},
                   str(folder / "model.safetensors"))
 

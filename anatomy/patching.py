@@ -22,6 +22,10 @@ Metric = Callable[[object], torch.Tensor]  # the model's output -> a number (a 0
 def patch(name: str, source: torch.Tensor, position: int | None = None) -> Edit:
     """An edit that replaces the activation at `name` with `source` (all positions, or only `position`,
     dim 1 of a (B, T, ...) activation)."""
+    check_type("source", source, torch.Tensor, what="the activation recorded on the clean run (a tensor)")
+    if position is not None and (isinstance(position, bool) or not isinstance(position, int)):
+        raise TypeError(f"position must be an integer position (or None for all), got {position!r}")
+
     def edit(activation: torch.Tensor) -> torch.Tensor:
         if source.shape != activation.shape:
             raise ValueError(f"the patch for {name!r} has shape {tuple(source.shape)}, but the activation there is "

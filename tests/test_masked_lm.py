@@ -134,8 +134,15 @@ def test_an_untied_decoder_is_refused_naming_the_field(tmp_path):
         TransformerForMaskedLM.from_pretrained(tmp_path)
 
 
-def test_a_dict_config_saves_and_loads(tmp_path):
-    ours = TransformerForMaskedLM(tiny_config().to_dict()).eval()
+@pytest.mark.parametrize("token_types", [True, False])
+def test_a_dict_config_saves_and_loads(tmp_path, token_types):
+    """A plain dict config, with or without type_vocab_size (without: no token-type embedding; saved as BERT's
+    one type with a zero vector, which adds nothing)."""
+    fields = {k: v for k, v in tiny_config().to_dict().items() if token_types or k != "type_vocab_size"}
+    ours = TransformerForMaskedLM(fields).eval()
+    with torch.no_grad():
+        for parameter in ours.parameters():
+            parameter.normal_(0, 0.3)
     ours.save_pretrained(tmp_path)
     compare(ours, BertForMaskedLM.from_pretrained(tmp_path, attn_implementation="eager").eval())
 

@@ -103,3 +103,12 @@ def test_a_metric_that_gives_nan_and_bad_names_are_refused():
         return metric(output) if len(calls) <= 2 else torch.tensor(float("nan"))
     with pytest.raises(ValueError, match=r"metric gave NaN on the patched run at \(point, position\) \[0, 0\]"):
         restored_fraction(model, ["encoder.0.resid_post"], *pair, nan_when_patched)
+
+
+@pytest.mark.parametrize("source, position, message", [
+    (None, None, r"source must be the activation recorded on the clean run \(a tensor\), got NoneType"),
+    (torch.zeros(1, 3, 4), 1.5, r"position must be an integer position \(or None for all\), got 1.5"),
+])
+def test_a_patch_of_the_wrong_kind_is_refused_when_made(source, position, message):
+    with pytest.raises(TypeError, match=message):
+        patch("blocks.0.resid_post", source, position)
