@@ -1,13 +1,14 @@
-"""Checking arguments where they come in, with one message form: what was expected, what came, what to pass.
+"""Checking arguments where they come in, with one message form: what was expected, what came, what to pass:
+numbers, devices, scores, labels, batches, and (for 15-17 first) object kinds, tensor ranks, lists of texts, ids.
 
-Taught in: every notebook that trains or generates (first met in 00_before_transformers; 09 to 14).
-Shapes: B batch, T tokens, V vocabulary (or classes).
-NaN inside arithmetic propagates as torch lets it; but a function that PICKS something (a token, a
-class) from values refuses NaN instead of returning an arbitrary pick (check_scores).
+Taught in: every notebook that trains or generates (from 00_before_transformers). Shapes: B batch, T tokens, V vocabulary.
+NaN inside arithmetic propagates as torch lets it; a function that PICKS something (a token, a class) from
+values refuses NaN (check_scores). tests/test_api_sweep.py holds every public function to the same rule.
 """
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from numbers import Integral, Real
 from typing import Any
 
@@ -102,8 +103,7 @@ def check_padding_side(mask: torch.Tensor, side: str | None, name: str, why: str
 
 
 def check_batches(size: int, batch_size: Any, what: str) -> int:
-    """Before an endless stream of training batches: refuse an empty set, or one smaller than a batch,
-    which would loop forever with nothing (or never a full batch) to yield."""
+    """Refuse an empty set, or one smaller than a batch: an endless batch stream would never yield."""
     check_integer("batch_size", batch_size)
     if size == 0:
         raise ValueError(f"{what} is empty (0 examples): there is nothing to batch")
@@ -111,3 +111,50 @@ def check_batches(size: int, batch_size: Any, what: str) -> int:
         raise ValueError(f"batch_size ({batch_size}) is larger than the {size} examples of {what}: not one full "
                          f"batch can be drawn; pass batch_size <= {size}")
     return batch_size
+
+
+def check_type(name: str, value: Any, *kinds: type, what: str = "") -> Any:
+    """Return `value` if it is an instance of one of `kinds`; else a TypeError naming `name`."""
+    if not isinstance(value, kinds) or isinstance(value, bool) and bool not in kinds:
+        wanted = what or " or ".join(kind.__name__ for kind in kinds)
+        raise TypeError(f"{name} must be {wanted}, got {type(value).__name__}")
+    return value
+
+
+def check_tensor(name: str, value: Any, rank: int | None = None, floating: bool | None = None, shape: str = "") -> torch.Tensor:
+    """Return `value` if it is a tensor of `rank` dimensions, floating point (or integer) when asked."""
+    kind = {True: "floating-point ", False: "integer ", None: ""}[floating]
+    wanted = f"a {kind}{shape or (f'{rank}-dimensional' if rank is not None else '')} tensor".replace("  ", " ")
+    if not isinstance(value, torch.Tensor):
+        raise TypeError(f"{name} must be {wanted}, got {type(value).__name__}")
+    if (rank is not None and value.dim() != rank) or (floating is not None and value.is_floating_point() != floating) \
+            or (floating is False and value.dtype == torch.bool):
+        raise ValueError(f"{name} must be {wanted}, got a {value.dtype} tensor of shape {tuple(value.shape)}")
+    return value
+
+
+def check_texts(texts: Any, name: str = "texts", allow_empty: bool = False) -> list[str]:
+    """The strings of `texts` as a list; refuse one string (read char by char), None, a non-string, no text."""
+    if isinstance(texts, (str, bytes)):
+        raise TypeError(f"{name} must be a list of texts, got one {type(texts).__name__} ({texts[:30]!r}...): it "
+                        f"would be read one character at a time; wrap it in a list: pass [text]")
+    if texts is None or not hasattr(texts, "__iter__"):
+        raise TypeError(f"{name} must be a list of texts (strings), got {type(texts).__name__}")
+    texts = list(texts)
+    wrong = [(i, type(text).__name__) for i, text in enumerate(texts) if not isinstance(text, str)]
+    if wrong:
+        raise TypeError(f"{name} must hold strings only, got (position, type) {wrong[:5]}")
+    if not texts and not allow_empty:
+        raise ValueError(f"{name} is empty: expected at least one text")
+    return texts
+
+
+def check_vocabulary_ids(name: str, ids: torch.Tensor, vocab_size: int, allowed: Collection[int] = ()) -> None:
+    """Raise unless `ids` is an integer tensor of ids in [0, vocab_size) or in `allowed` (e.g. the label -100)."""
+    if not isinstance(ids, torch.Tensor) or ids.is_floating_point() or ids.is_complex() or ids.dtype == torch.bool:
+        got = f"a {ids.dtype} tensor" if isinstance(ids, torch.Tensor) else f"a {type(ids).__name__}"
+        raise ValueError(f"{name} must be an integer tensor of token ids, got {got}")
+    outside = ((ids < 0) | (ids >= vocab_size)) & ~torch.isin(ids, ids.new_tensor(list(allowed)))
+    if outside.any():
+        raise ValueError(f"{name} must hold ids in [0, {vocab_size - 1}] (vocab_size {vocab_size})"
+                         f"{' or ' + str(sorted(allowed)) if allowed else ''}, got {sorted(set(ids[outside].tolist()))[:5]}")

@@ -44,5 +44,5 @@ def test_bad_inputs():
         compare_arms([1.0], [2.0])
     with pytest.raises(TypeError, match="sequences of numbers"):
         compare_arms("abc", "abd")
-    with pytest.raises(ValueError, match="confidence must be between 0 and 1"):
+    with pytest.raises(ValueError, match="confidence must be a finite number > 0 and < 1"):
         compare_arms([1.0, 2.0], [1.5, 2.5], confidence=95)

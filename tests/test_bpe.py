@@ -1,12 +1,14 @@
 """anatomy.tokenizers.bpe (byte-level BPE from scratch) against Hugging Face `tokenizers`, trained the same way."""
 import random
+import re
 import unicodedata
 
 import pytest
 from tokenizers import pre_tokenizers
 
 from anatomy import stdlib_sentences
-from anatomy.tokenizers.bpe import ByteLevelBPE
+from anatomy.tokenizers.bpe import ByteLevelBPE, apply_merges
+from anatomy.tokenizers.bpe_encoding import merge_by_rank
 from anatomy.tokenizers.bpe_reference import hf_merges, hf_vocab, train_hf_byte_level_bpe
 from anatomy.tokenizers.byte_level import ALPHABET, pre_tokenize, random_text
 from anatomy.corpora.korean_corpus import korean_lines
@@ -147,3 +149,60 @@ def test_unknown_token_names_the_byte_alphabet():
     assert tokenizer.token_to_id("Ġ") == ALPHABET.index("Ġ")
     with pytest.raises(KeyError, match="byte characters"):
         tokenizer.token_to_id(" the")
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_heap_merge_gives_apply_merges_result(seed):
+    """Small alphabets and merges built from each other: many ties in position, merges of merges."""
+    rng = random.Random(seed)
+    for _ in range(500):
+        alphabet = "abc"[:rng.randint(1, 3)]
+        tokens, merges = set(alphabet), []
+        for _ in range(rng.randint(0, 12)):
+            pair = (rng.choice(sorted(tokens)), rng.choice(sorted(tokens)))
+            merges.append(pair)
+            tokens.add(pair[0] + pair[1])
+        ranks = {pair: rank for rank, pair in enumerate(merges)}
+        word = [rng.choice(alphabet) for _ in range(rng.randint(0, 30))]
+        assert merge_by_rank(word, ranks) == apply_merges(word, ranks), (word, merges)
+
+
+class CountingRanks(dict):
+    """A rank table that counts its look-ups: the work of one encoding, without a clock."""
+    lookups = 0
+
+    def get(self, *args):
+        CountingRanks.lookups += 1
+        return super().get(*args)
+
+
+def test_one_long_word_is_encoded_as_hugging_face_does_with_linear_look_ups():
+    """A 20,000-character word (the corpus' letters run together): HF's ids, and at most 4 rank look-ups
+    per byte (one per pair at the start, three per merge); rescanning after each merge needs thousands."""
+    texts = stdlib_sentences(1000)
+    ours, theirs = ByteLevelBPE.train(texts, 2000), train_hf_byte_level_bpe(texts, 2000)
+    word = re.sub(r"[^A-Za-z]", "", " ".join(stdlib_sentences(3000)))[:20_000]
+    assert ours.encode(word) == theirs.encode(word).ids
+    ours._ranks = CountingRanks(ours._ranks)
+    ours._cache.clear()
+    CountingRanks.lookups = 0
+    assert ours.encode(word) == theirs.encode(word).ids
+    assert CountingRanks.lookups <= 4 * len(word), CountingRanks.lookups
+
+
+@pytest.mark.parametrize("vocab, merges, specials, error, message", [
+    (None, [], (), TypeError, r"vocab must be a list of token strings, got NoneType"),
+    (list(ALPHABET), None, (), TypeError, r"merges must be a list of \(left, right\) pairs, got NoneType"),
+    (list(ALPHABET) + ["ab"], ["a b"], (), ValueError, r"merges must be \(left, right\) pairs of token strings, got 'a b' at "
+                                                        r"position 0: Hugging Face's merges.txt writes \"a b\"; pass "
+                                                        r"\[tuple\(m.split\(' ', 1\)\) for m in merges\]"),
+    (list(ALPHABET), [], None, TypeError, r"special_tokens must be a list of strings \(or \(\) for none\), got None"),
+])
+def test_bad_vocabularies_and_merges_name_the_argument(vocab, merges, specials, error, message):
+    with pytest.raises(error, match=message):
+        ByteLevelBPE(vocab, merges, specials)
+
+
+def test_texts_none_is_refused_by_name():
+    with pytest.raises(TypeError, match=r"texts must be a list of texts \(strings\), got NoneType"):
+        ByteLevelBPE.train(None, 300)

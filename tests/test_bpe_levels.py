@@ -62,3 +62,22 @@ def test_plot_compression_draws_one_line_per_curve():
     figure = plot_compression({"English": ([256, 1000], [1.0, 2.2]), "Korean": ([256, 1000], [1.0, 2.9])})
     assert len(figure.axes[0].lines) == 2 and figure.axes[0].get_xscale() == "log"
     plt.close(figure)
+
+
+def test_a_string_where_texts_go_is_refused():
+    with pytest.raises(TypeError, match=r"texts must be a list of texts, got one str .*pass \[text\]"):
+        CharacterBPE.train("좋아해 싫어해 좋아해", 50)
+    with pytest.raises(TypeError, match=r"texts must be a list of texts, got one str"):
+        bytes_per_token(ByteLevelBPE.train(["x"], 256), "a text")
+    with pytest.raises(ValueError, match=r"texts is empty"):
+        bytes_per_token(ByteLevelBPE.train(["x"], 256), [])
+    with pytest.raises(ValueError, match=r"texts must hold at least one character"):
+        bytes_per_token(ByteLevelBPE.train(["x"], 256), [""])
+
+
+def test_a_small_vocabulary_names_the_corpus_alphabet_not_bytes():
+    with pytest.raises(ValueError, match=r">= 4 \(the 4 characters of the corpus' alphabet \+ 0 special token\(s\)\), "
+                                         r"got 3"):
+        CharacterBPE.train(["좋아 해"], 3)
+    with pytest.raises(ValueError, match=r"\(the 67 jamo of the corpus' alphabet"):
+        CharacterBPE.train(["좋아"], 10, jamo=True)

@@ -55,3 +55,14 @@ def test_recovered_merges_rebuild_every_token(ours):
 def test_a_token_no_lower_tokens_make_is_refused():
     with pytest.raises(ValueError, match="is not made by merging lower-ranked tokens"):
         recover_merges({b"a": 0, b"b": 1, b"c": 2, b"abc": 3})
+
+
+@pytest.mark.parametrize("ranks, error, message", [
+    ({b"a": 0, b"ab": 1}, ValueError, r"ranks lacks the single byte\(s\) \[b'b'\] of token b'ab' \(rank 1\)"),
+    ({b"a": 0, b"b": 1, b"abc": 2, b"ab": 3}, ValueError, r"lacks the single byte\(s\) \[b'c'\]"),
+    ({"a": 0}, TypeError, r"ranks must be a dict \{token bytes: rank\}"),
+    (None, TypeError, r"ranks must be a dict \{token bytes: rank\} \(gpt2_ranks\(\)\), got NoneType"),
+])
+def test_recover_merges_refuses_a_table_without_its_bytes(ranks, error, message):
+    with pytest.raises(error, match=message):
+        recover_merges(ranks)

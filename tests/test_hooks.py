@@ -124,3 +124,51 @@ def test_bad_hook_points_and_bad_edits_are_named():
             model(torch.ones(1, 3, dtype=torch.long), torch.ones(1, 2, dtype=torch.long))
     with pytest.raises(TypeError, match="hooks know the blocks of anatomy's GPT, Llama"):
         Hooks(torch.nn.Linear(2, 2))
+
+
+def test_the_same_hooks_object_cannot_be_entered_inside_itself():
+    """Before the refusal, the inner exit removed the outer hooks: nothing recorded, the edit silently dropped."""
+    _, ours = tiny_gpt2()
+    ids = torch.randint(0, 50, (1, 5))
+    hooks = Hooks(ours, record=["blocks.1.resid_post"], edit={"blocks.0.attn_out": torch.zeros_like})
+    with torch.no_grad(), hooks as cache:
+        with pytest.raises(RuntimeError, match=r"already active .*nest a second Hooks\(model, \.\.\.\) object"):
+            with hooks:
+                pass
+        edited = ours(ids).logits
+        assert "blocks.1.resid_post" in cache  # the outer hooks are still there
+    with torch.no_grad():
+        assert not torch.allclose(edited, ours(ids).logits)  # the edit was applied, and is gone now
+    assert not any(layer._forward_hooks for layer in ours.layers)
+
+
+@pytest.mark.parametrize("outer_records", [True, False])
+def test_two_hooks_objects_nest_outer_and_inner_record_and_edit(outer_records):
+    _, ours = tiny_gpt2()
+    ids = torch.randint(0, 50, (1, 5))
+    record, edit = ["blocks.1.resid_post"], {"blocks.0.attn_out": torch.zeros_like}
+    with torch.no_grad(), Hooks(ours, record=record, edit=edit) as expected:
+        ours(ids)
+    outer, inner = (Hooks(ours, record=record), Hooks(ours, edit=edit)) if outer_records else \
+        (Hooks(ours, edit=edit), Hooks(ours, record=record))
+    with torch.no_grad(), outer as outer_cache:
+        with inner as inner_cache:
+            ours(ids)
+        cache = outer_cache if outer_records else inner_cache
+        torch.testing.assert_close(cache["blocks.1.resid_post"], expected["blocks.1.resid_post"])
+        ours(ids)  # the inner exit left the outer hooks in place
+        if outer_records:
+            assert not torch.allclose(outer_cache["blocks.1.resid_post"], expected["blocks.1.resid_post"])
+    assert not any(layer._forward_hooks for layer in ours.layers)
+
+
+@pytest.mark.parametrize("record, edit, message", [
+    (b"blocks.0.z", None, r"record must be a hook point name, a list of them, or 'all', got b'blocks.0.z'"),
+    (None, None, r"record must be a hook point name, a list of them, or 'all', got None"),
+    ([0], None, r"record must be .*got \[0\]"),
+    ((), ["blocks.0.z"], r"edit must be a dict \{hook point: function\}, got list"),
+])
+def test_records_and_edits_of_the_wrong_type_are_named(record, edit, message):
+    _, ours = tiny_gpt2()
+    with pytest.raises(TypeError, match=message):
+        Hooks(ours, record=record, edit=edit)

@@ -80,3 +80,22 @@ def test_ablating_the_induction_heads_removes_the_gain_and_another_head_does_not
     with pytest.raises(ValueError, match=r"heads must be in 0 .. 3, got \[4\]"):
         with Hooks(model, edit={"blocks.1.z": ablate_heads(4)}):
             model(ids)
+
+
+@pytest.mark.parametrize("T", [2, 3, 4, 6])
+def test_scores_refuse_patterns_too_short_or_not_two_halves(T):
+    with pytest.raises(ValueError, match=rf"pattern must be \(L, B, H, T, T\) weights on repeated sequences, T = 2N \+ 1 "
+                                         rf">= 5, got \(2, 1, 1, {T}, {T}\)"):
+        induction_scores(torch.full((2, 1, 1, T, T), 1 / T))
+
+
+@pytest.mark.parametrize("T, lengths", [(3, None), (2, None), (7, torch.tensor([1]))])
+def test_half_losses_refuse_halves_without_a_predicted_token(T, lengths):
+    with pytest.raises(ValueError, match=r"ids must be \(B, 2N \+ 1\) with halves \(lengths\) of >= 2 tokens"):
+        half_losses(torch.zeros(1, T, 4), torch.zeros(1, T, dtype=torch.long), lengths)
+
+
+@pytest.mark.parametrize("lengths", [torch.tensor([5, 2]), torch.tensor([0, 2]), torch.tensor([2.0, 2.0]), torch.tensor([2])])
+def test_repeats_longer_than_half_are_refused(lengths):
+    with pytest.raises(ValueError, match=r"lengths must be a \(2,\) integer tensor in 1 .. half \(4\), got"):
+        repeated_tokens(2, 4, 10, torch.Generator().manual_seed(0), lengths)

@@ -75,7 +75,7 @@ IN_CHILD = [  # (words in the feedback, the route, as a masked_cross_attention):
      "    op = getattr(torch.ops.aten, '_scaled_dot_product_' + 'attention_math')\n"
      "    bias = torch.zeros(key_mask.shape).masked_fill(~key_mask, float('-inf'))[:, None, :]\n"
      "    return tuple(op(q, k, v, bias))\n"),
-    ("uses anatomy.tiled_attention", "def masked_cross_attention(q, k, v, key_mask):\n"
+    ("uses anatomy.efficient.tiled_attention", "def masked_cross_attention(q, k, v, key_mask):\n"
      "    return getattr(anatomy, 'tiled_' + 'attention')(q, k, v, key_mask[:, None, :])\n"),
     ("uses anatomy.scaled_dot_product_attention", "import types, anatomy.layers.attention as A\n"
      "clone = types.FunctionType(getattr(A, 'scaled_dot_product_' + 'attention').__code__.replace(), vars(A))\n"

@@ -47,3 +47,39 @@ def test_the_shipped_character_gpt_loads_and_its_last_layer_knows_more_than_its_
     ranks = lens_ranks(logit_lens(model, ids), ids)  # (L + 1, 1, T - 1)
     assert ranks[-1].float().mean() < ranks[0].float().mean()
     assert vocab.decode(ids[0]) == "Return the number of items in the list."
+
+
+def test_the_lens_on_a_post_ln_encoder_names_what_it_lacks():
+    from transformers import BertConfig
+
+    from anatomy.models.encoder import TransformerEncoder
+    encoder = TransformerEncoder(BertConfig(vocab_size=10, hidden_size=8, num_hidden_layers=1, num_attention_heads=2,
+                                            intermediate_size=8, max_position_embeddings=8))
+    with pytest.raises(TypeError, match=r"model: the logit lens reads a decoder-only model .*got TransformerEncoder, "
+                                        r"which has no final norm or no lm_head"):
+        logit_lens(encoder, torch.ones(1, 3, dtype=torch.long))
+
+
+def test_ranks_refuse_nan_log_probs_and_ids_outside_the_vocabulary():
+    log_probs = torch.tensor([[0.1, 0.5, 0.2, 0.2], [0.7, 0.1, 0.1, 0.1]]).log()[None, None]  # (1, 1, 2, 4)
+    broken = log_probs.clone()
+    broken[0, 0, 0, 2] = float("nan")
+    with pytest.raises(ValueError, match=r"log_probs hold NaN, \+inf, or only -inf in row\(s\) \[0\]"):
+        lens_ranks(broken, torch.tensor([[0, 2]]))
+    with pytest.raises(ValueError, match=r"input_ids must hold ids in \[0, 3\] \(vocab_size 4\), got \[4\]"):
+        lens_ranks(log_probs, torch.tensor([[0, 4]]))
+    with pytest.raises(ValueError, match=r"input_ids must be an integer tensor of token ids, got a torch.float32"):
+        lens_ranks(log_probs, torch.tensor([[0.0, 2.0]]))
+
+
+def test_a_vocabulary_that_does_not_fit_the_weights_is_refused(tmp_path):
+    from anatomy.tasks.docstring_lm import CharCorpus
+    from anatomy.models.gpt import GPT, GPTConfig
+    from anatomy.interpret.logit_lens import save_char_gpt
+    model = GPT(GPTConfig(vocab_size=40, hidden_size=8, num_attention_heads=2, num_hidden_layers=1,
+                          intermediate_size=8, max_position_embeddings=8))
+    empty = torch.zeros(0, dtype=torch.long)
+    save_char_gpt(model, CharCorpus("abcde", empty, empty), tmp_path)
+    with pytest.raises(ValueError, match=r"characters.txt must list the model's 40 characters once each .*got 5 "
+                                         r"\(5 distinct\).*make char-gpt"):
+        load_char_gpt(tmp_path)

@@ -1,12 +1,15 @@
 """Our masked-LM head against Hugging Face's BertForMaskedLM (random weights from a tiny BertConfig, no hub):
 logits and loss on copied weights, both directions of saving; the tied decoder; the bundled MiniLM."""
+import json
+
 import pytest
 import torch
 import transformers
+from torch import nn
 from transformers import BertConfig, BertForMaskedLM
 
 from anatomy.models.encoder import TransformerEncoder
-from anatomy.models.masked_lm import MLM_HEAD, TransformerForMaskedLM
+from anatomy.models.masked_lm import MLM_HEAD, MaskedLMHead, TransformerForMaskedLM, bert_init_
 from anatomy.models.mlm_masking import mask_tokens
 
 transformers.logging.set_verbosity_error()
@@ -110,3 +113,59 @@ def test_labels_must_fit():
         model(ids, labels=torch.full_like(ids, -100))
     with pytest.raises(ValueError, match=r"labels must have input_ids' shape \(1, 3\)"):
         model(ids, labels=torch.tensor([7]))
+
+
+def test_an_untied_decoder_is_refused_naming_the_field(tmp_path):
+    """HF's BertForMaskedLM with tie_word_embeddings=False keeps a decoder of its own: its logits are not
+    what our tied head computes, so the loader refuses it instead of dropping that matrix."""
+    torch.manual_seed(0)
+    config = tiny_config()
+    config.tie_word_embeddings = False
+    theirs = BertForMaskedLM(config).eval()
+    with torch.no_grad():
+        theirs.cls.predictions.decoder.weight.normal_(0, 0.3)
+    theirs.save_pretrained(tmp_path)
+    with pytest.raises(ValueError, match=r"tie_word_embeddings=False \(our MaskedLMHead decodes with the word-embedding"):
+        TransformerForMaskedLM.from_pretrained(tmp_path)
+    config = json.loads((tmp_path / "config.json").read_text())
+    del config["tie_word_embeddings"]  # the same weights, the field gone: the decoder itself gives it away
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    with pytest.raises(ValueError, match=r"cls.predictions.decoder.weight is not its word-embedding matrix"):
+        TransformerForMaskedLM.from_pretrained(tmp_path)
+
+
+@pytest.mark.parametrize("token_types", [True, False])
+def test_a_dict_config_saves_and_loads(tmp_path, token_types):
+    """A plain dict config, with or without type_vocab_size (without: no token-type embedding; saved as BERT's
+    one type with a zero vector, which adds nothing)."""
+    fields = {k: v for k, v in tiny_config().to_dict().items() if token_types or k != "type_vocab_size"}
+    ours = TransformerForMaskedLM(fields).eval()
+    with torch.no_grad():
+        for parameter in ours.parameters():
+            parameter.normal_(0, 0.3)
+    ours.save_pretrained(tmp_path)
+    compare(ours, BertForMaskedLM.from_pretrained(tmp_path, attn_implementation="eager").eval())
+
+
+@pytest.mark.parametrize("labels, message", [
+    (torch.tensor([[1.0, 7.0, 2.0]]), r"labels must be an integer tensor of token ids, got a torch.float32 tensor"),
+    (torch.tensor([[-100, 60, -100]]), r"labels must hold ids in \[0, 59\] \(vocab_size 60\) or \[-100\], got \[60\]"),
+    (torch.tensor([[-100, -1, -100]]), r"labels must hold ids in \[0, 59\].*got \[-1\]"),
+    ([[1, 7, 2]], r"labels must have input_ids' shape \(1, 3\).*got list"),
+])
+def test_labels_of_the_wrong_dtype_or_range_are_refused(labels, message):
+    with pytest.raises(ValueError, match=message):
+        TransformerForMaskedLM(tiny_config())(torch.tensor([[1, 7, 2]]), labels=labels)
+
+
+@pytest.mark.parametrize("embedding, got", [(nn.Embedding(V, 16), r"\(60, 16\)"), (nn.Embedding(V + 1, 32), r"\(61, 32\)"),
+                                            (nn.Linear(32, V), "Linear")])
+def test_the_tied_matrix_must_be_vocab_by_width(embedding, got):
+    with pytest.raises(ValueError, match=rf"word_embeddings must be an nn.Embedding of shape .* = \(60, 32\).*got {got}"):
+        MaskedLMHead(tiny_config(), embedding)
+
+
+@pytest.mark.parametrize("std", [float("nan"), float("inf"), 0, -0.02, None])
+def test_bert_init_refuses_a_std_that_is_not_positive(std):
+    with pytest.raises(ValueError, match=r"std must be a finite number > 0, got"):
+        bert_init_(nn.Linear(2, 2), std)

@@ -130,3 +130,42 @@ def test_other_bad_inputs():
         mask_tokens(torch.tensor([[1.0, 7.0]]), 3, 10, {0, 1, 2, 3})
     with pytest.raises(ValueError, match="mask_id must be an integer in"):
         mask_tokens(torch.tensor([[1, 7, 2]]), 10, 10, {0, 1, 2, 10})
+
+
+def test_after_a_draw_that_chooses_nothing_the_generator_stays_in_step_with_hugging_face(tokenizer, batch):
+    """A one-token sentence at p = 0.01 chooses nothing for most seeds: we still choose one token (HF none),
+    but the same generator then masks the next batch exactly as Hugging Face's does."""
+    short = tokenizer(["word"], return_tensors="pt")["input_ids"]  # [CLS] word [SEP]
+    collator = DataCollatorForLanguageModeling(tokenizer, mlm_probability=0.01)
+    fallbacks = 0
+    for seed in range(6):
+        mine, hers = torch.Generator().manual_seed(seed), torch.Generator().manual_seed(seed)
+        _, labels = mask_tokens(short, tokenizer.mask_token_id, len(tokenizer), tokenizer.all_special_ids, mine, 0.01)
+        collator.generator = hers
+        special = torch.tensor([tokenizer.get_special_tokens_mask(row, already_has_special_tokens=True)
+                                for row in short.tolist()])
+        _, their_labels = collator.torch_mask_tokens(short.clone(), special_tokens_mask=special)
+        fallbacks += int((their_labels == IGNORE_INDEX).all())
+        assert (labels != IGNORE_INDEX).sum() >= 1
+        next_ours = mask_tokens(batch, tokenizer.mask_token_id, len(tokenizer), tokenizer.all_special_ids, mine)
+        collator.mlm_probability = 0.15
+        next_theirs = collator.torch_mask_tokens(batch.clone(), special_tokens_mask=torch.tensor(
+            [tokenizer.get_special_tokens_mask(row, already_has_special_tokens=True) for row in batch.tolist()]))
+        collator.mlm_probability = 0.01
+        assert all(torch.equal(a, b) for a, b in zip(next_ours, next_theirs)), seed
+    assert fallbacks >= 4
+
+
+@pytest.mark.parametrize("ids, message", [
+    ([[1, 7, 10]], r"input_ids must hold ids in \[0, 9\] \(vocab_size 10\), got \[10\]"),
+    ([[1, -100, 2]], r"input_ids must hold ids in \[0, 9\] \(vocab_size 10\), got \[-100\]"),
+])
+def test_ids_outside_the_vocabulary_are_refused(ids, message):
+    with pytest.raises(ValueError, match=message):
+        mask_tokens(torch.tensor(ids), 3, 10, {0, 1, 2, 3})
+
+
+@pytest.mark.parametrize("special_ids", [None, "0123", 3, [0, 1.5, 3]])
+def test_special_ids_must_be_a_collection_of_ids(special_ids):
+    with pytest.raises(TypeError, match=r"special_ids must be a collection of integer ids .*got"):
+        mask_tokens(torch.tensor([[1, 7, 2]]), 3, 10, special_ids)

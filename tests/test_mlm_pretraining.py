@@ -128,3 +128,63 @@ def test_the_shipped_pretraining_loads():
     for result in comparison["by_training_size"].values():
         assert set(result["runs"]) == {"0", "140", "466", "1400"}
         assert all(len(run["accuracy"]) == 5 for run in result["runs"].values())
+
+
+@pytest.mark.parametrize("confidence", [1.5, 1, 0, -0.2, float("nan"), "0.95"])
+def test_mean_interval_refuses_a_confidence_outside_zero_one(confidence):
+    with pytest.raises(ValueError, match=r"confidence must be a finite number > 0 and < 1, got"):
+        mean_interval([0.6, 0.62, 0.61], confidence)
+
+
+@pytest.mark.parametrize("values", [[0.6, float("nan")], "0.6", None, [0.6, None]])
+def test_mean_interval_refuses_values_that_are_not_finite_numbers(values):
+    with pytest.raises(ValueError, match=r"values"):
+        mean_interval(values)
+
+
+def test_paired_gain_refuses_runs_that_do_not_pair_seed_by_seed():
+    result = {"seeds": [0, 1, 2, 3, 4], "runs": {"0": {"accuracy": [0.6, 0.62, 0.61, 0.6, 0.6]},
+                                                 "10": {"accuracy": [0.65, 0.66, 0.67]}}}
+    with pytest.raises(ValueError, match=r"one accuracy per seed \(5 seeds\), got 5 and 3"):
+        paired_gain(result, 10)
+    with pytest.raises(ValueError, match=r"step must be one of the compared pre-training steps \[0, 10\].*got 20"):
+        paired_gain(result, 20)
+
+
+def test_masked_lm_loss_refuses_a_batch_with_nothing_to_predict(tokenizer, sequences):
+    batch = next(masked_batches(sequences, tokenizer, batch_size=4))
+    batch.labels.fill_(-100)
+    with pytest.raises(ValueError, match=r"batch.labels are all -100: no token to predict"):
+        masked_lm_loss(tiny_model(tokenizer), batch)
+
+
+@pytest.mark.parametrize("sequences, special_ids, error", [([], [0, 1], ValueError), ([[0, 1, 1]], [0, 1], ValueError),
+                                                           ([[5, 6]], None, TypeError)])
+def test_unigram_entropy_of_no_tokens_is_refused(sequences, special_ids, error):
+    with pytest.raises(error, match=r"sequences must hold at least one token|special_ids must be"):
+        unigram_entropy(sequences, special_ids)
+
+
+def test_a_string_where_texts_go_is_refused(tokenizer):
+    for call in (lambda: pretraining_sequences(tokenizer, "one text"), lambda: tokenizer("one text"),
+                 lambda: train_tokenizer("one text", 300)):
+        with pytest.raises(TypeError, match=r"texts must be a list of texts, got one str .*pass \[text\]"):
+            call()
+    with pytest.raises(TypeError, match=r"texts must be a list of texts \(strings\), got NoneType"):
+        pretraining_sequences(tokenizer, None)
+
+
+@pytest.mark.parametrize("max_length", [1, 2, 0, 2.5])
+def test_max_length_must_leave_room_for_a_token(tokenizer, max_length):
+    with pytest.raises(ValueError, match=r"max_length must be an integer >= 3, got .*\[CLS\] and \[SEP\] take two"):
+        pretraining_sequences(tokenizer, ["a text"], max_length=max_length)
+    with pytest.raises(ValueError, match=r"max_length must be an integer >= 3"):
+        tokenizer(["a text"], max_length=max_length)
+
+
+def test_fill_in_blank_refuses_nan_scores(tokenizer):
+    model = tiny_model(tokenizer).eval()
+    with torch.no_grad():
+        model.head.bias[5] = float("nan")
+    with pytest.raises(ValueError, match=r"log-probabilities at \[MASK\] hold NaN"):
+        fill_in_blank(model, tokenizer, "Return the [MASK] of items.")

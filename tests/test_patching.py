@@ -85,3 +85,30 @@ def test_bad_pairs_and_bad_patches_are_named():
     with pytest.raises(ValueError, match="the metric is .* on both runs: nothing to restore"):
         restored_fraction(model, ["encoder.0.resid_post"], (clean.src_ids, clean.tgt_ids),
                           (clean.src_ids, clean.tgt_ids), metric)
+
+
+def test_a_metric_that_gives_nan_and_bad_names_are_refused():
+    model, clean, corrupted, metric = dates_pair()
+    pair = (clean.src_ids, clean.tgt_ids), (corrupted.src_ids, clean.tgt_ids)
+    with pytest.raises(ValueError, match=r"metric must return one finite number \(a 0-dim tensor\), got tensor\(nan\) "
+                                         r"on the clean run"):
+        restored_fraction(model, ["encoder.0.resid_post"], *pair, lambda output: torch.tensor(float("nan")))
+    for names in ("encoder.0.resid_post", []):
+        with pytest.raises(ValueError, match=r"names must be a non-empty list of hook points"):
+            restored_fraction(model, names, *pair, metric)
+    calls = []
+
+    def nan_when_patched(output):  # finite on the clean and corrupted runs, NaN once a patch is in
+        calls.append(1)
+        return metric(output) if len(calls) <= 2 else torch.tensor(float("nan"))
+    with pytest.raises(ValueError, match=r"metric gave NaN on the patched run at \(point, position\) \[0, 0\]"):
+        restored_fraction(model, ["encoder.0.resid_post"], *pair, nan_when_patched)
+
+
+@pytest.mark.parametrize("source, position, message", [
+    (None, None, r"source must be the activation recorded on the clean run \(a tensor\), got NoneType"),
+    (torch.zeros(1, 3, 4), 1.5, r"position must be an integer position \(or None for all\), got 1.5"),
+])
+def test_a_patch_of_the_wrong_kind_is_refused_when_made(source, position, message):
+    with pytest.raises(TypeError, match=message):
+        patch("blocks.0.resid_post", source, position)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import torch
 
-from anatomy.checks import check_integer
+from anatomy.checks import check_integer, check_number
 
 DATA_ENV = "ANATOMY_DATA"
 REVIEWS_FILE = "movieReviewSnippets_GroundTruth.txt"
@@ -118,6 +118,7 @@ def read_rated_sentences(path: Path) -> list[tuple[str, float]]:
 
 def binary_label(rating: float) -> int | None:
     """1 for a positive rating, 0 for a negative one, None for the neutral band we drop."""
+    check_number("rating", rating)
     if rating >= POSITIVE_FROM:
         return 1
     if rating <= NEGATIVE_UP_TO:

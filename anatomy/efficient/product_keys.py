@@ -15,10 +15,12 @@ import math
 import torch
 from torch import nn
 
+from anatomy.checks import check_tensor
 from anatomy.checks import check_integer, check_scores
 
 
 def check_top_k(top_k: int, num_sub_keys: int) -> None:
+    check_integer("num_sub_keys", num_sub_keys)
     if not isinstance(top_k, int) or isinstance(top_k, bool) or not 1 <= top_k <= num_sub_keys:
         raise ValueError(f"top_k must be an integer between 1 and the {num_sub_keys} sub-keys per half "
                          f"(the candidates each half offers), got {top_k!r}")
@@ -53,7 +55,8 @@ def product_key_top_k(query: torch.Tensor, sub_keys_1: torch.Tensor, sub_keys_2:
 
 def all_product_keys(sub_keys_1: torch.Tensor, sub_keys_2: torch.Tensor) -> torch.Tensor:
     """The N = n² full keys (N, Dq) that the sub-key sets stand for; row i·n + j = [sub_keys_1[i], sub_keys_2[j]]."""
-    n = sub_keys_1.size(0)
+    n = check_tensor("sub_keys_1", sub_keys_1, rank=2, floating=True, shape="(n, Dq/2)").size(0)
+    check_tensor("sub_keys_2", sub_keys_2, rank=2, floating=True, shape="(n, Dq/2)")
     return torch.cat([sub_keys_1.repeat_interleave(n, dim=0), sub_keys_2.repeat(n, 1)], dim=-1)  # (N, Dq)
 
 

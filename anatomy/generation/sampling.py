@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import torch
 
+from anatomy.checks import check_tensor
 from anatomy.checks import check_integer, check_number, check_scores
 
 
@@ -21,14 +22,16 @@ def check_sampling(temperature: float, top_k: int | None, top_p: float | None) -
 
 def top_k_filter(logits: torch.Tensor, top_k: int) -> torch.Tensor:
     """Keep the k largest logits of each row (ties with the k-th are kept too)."""
-    check_sampling(1.0, top_k, None)
+    check_tensor("logits", logits, floating=True, shape="(B, V)")
+    check_integer("top_k", top_k)
     kth_largest = logits.topk(min(top_k, logits.size(-1)), dim=-1).values[..., -1:]  # (B, 1)
     return logits.masked_fill(logits < kth_largest, float("-inf"))  # (B, V)
 
 
 def top_p_filter(logits: torch.Tensor, top_p: float) -> torch.Tensor:
     """Keep the smallest set of most likely tokens whose probabilities sum to at least top_p."""
-    check_sampling(1.0, None, top_p)
+    check_tensor("logits", logits, floating=True, shape="(B, V)")
+    check_number("top_p", top_p, above=0, at_most=1)
     sorted_logits, order = logits.sort(dim=-1, descending=True)  # (B, V)
     probs = sorted_logits.softmax(dim=-1)
     mass_before = probs.cumsum(dim=-1) - probs  # (B, V): the mass of the strictly more likely tokens
@@ -41,6 +44,7 @@ def next_token_distribution(logits: torch.Tensor, temperature: float = 1.0, top_
                             top_p: float | None = None) -> torch.Tensor:
     """The probabilities sampling draws from, (B, V)."""
     check_sampling(temperature, top_k, top_p)
+    check_tensor("logits", logits, floating=True, shape="(B, V)")
     logits = logits / temperature  # < 1 sharpens, > 1 flattens
     if top_k is not None:
         logits = top_k_filter(logits, top_k)
@@ -54,6 +58,7 @@ def choose_next(logits: torch.Tensor, do_sample: bool = False, temperature: floa
                 generator: torch.Generator | None = None) -> torch.Tensor:
     """(B, V) logits -> (B,) token ids: the argmax (greedy), or a draw from the filtered distribution.
     Logits holding NaN are refused: argmax and sampling would pick from them without a word."""
+    check_tensor("logits", logits, rank=2, floating=True, shape="(B, V)")
     check_scores(logits)
     probs = next_token_distribution(logits, temperature, top_k, top_p)  # checks the arguments either way
     if not do_sample:

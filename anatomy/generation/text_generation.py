@@ -22,7 +22,7 @@ def check_generate_call(model: Any, input_ids: torch.Tensor, attention_mask: tor
     vocabulary and context window and is padded on the left, and the settings are in range."""
     if callable(getattr(model, "encode", None)):
         raise TypeError(f"generate writes with decoder-only models (our GPT, Llama); {type(model).__name__} is an "
-                        "encoder-decoder: use anatomy.greedy_decode(model, src_ids) or anatomy.beam_search")
+                        "encoder-decoder: use anatomy.greedy_decode(model, src_ids) or anatomy.generation.beam_search")
     if not callable(getattr(model, "new_cache", None)) or not hasattr(getattr(model, "config", None), "max_position_embeddings"):
         raise TypeError(f"generate needs our decoder-only interface (forward(input_ids, attention_mask, cache=...), "
                         f"new_cache(), config.max_position_embeddings), got {type(model).__name__}; for a Hugging Face "

@@ -37,7 +37,7 @@ def blocks(model: nn.Module) -> dict[str, nn.Module]:
                 **{f"decoder.{i}": layer for i, layer in enumerate(model.decoder.layers)}}
     if isinstance(getattr(model, "layers", None), nn.ModuleList):
         return {f"blocks.{i}": layer for i, layer in enumerate(model.layers)}
-    raise TypeError(f"hooks know the blocks of anatomy's GPT, Llama, TransformerEncoder and Transformer; "
+    raise TypeError(f"model: hooks know the blocks of anatomy's GPT, Llama, TransformerEncoder and Transformer; "
                     f"{type(model).__name__} has neither .layers nor .encoder_layers and .decoder")
 
 
@@ -51,13 +51,13 @@ def hook_names(model: nn.Module) -> list[str]:
     return [f"{name}.{point}" for name, block in blocks(model).items() for point in points_of(block)]
 
 
-def resolve(model: nn.Module, name: str) -> tuple[nn.Module, str, str, nn.Module]:
+def resolve(model: nn.Module, name: str, argument: str = "name") -> tuple[nn.Module, str, str, nn.Module]:
     """(module to hook, "pre" or "post", point, its block) for `name`, or a ValueError listing what exists."""
     all_blocks = blocks(model)
     block_name, _, point = name.rpartition(".") if isinstance(name, str) else ("", "", "")
     if block_name not in all_blocks or point not in points_of(all_blocks[block_name]):
         first = next(iter(all_blocks))
-        raise ValueError(f"no hook point {name!r} in this {type(model).__name__}: its blocks are "
+        raise ValueError(f"{argument}: no hook point {name!r} in this {type(model).__name__}: its blocks are "
                          f"{', '.join(all_blocks)}; a block's points are {', '.join(points_of(all_blocks[first]))}; "
                          f"pass e.g. {first + '.resid_post'!r} (anatomy.hook_names(model) lists them all)")
     where, when, _ = points_of(all_blocks[block_name])[point]
@@ -82,11 +82,16 @@ class Hooks:
     """
 
     def __init__(self, model: nn.Module, record: Iterable[str] | str = (), edit: Mapping[str, Edit] | None = None):
+        if edit is not None and not isinstance(edit, Mapping):
+            raise TypeError(f"edit must be a dict {{hook point: function}}, got {type(edit).__name__}")
+        if isinstance(record, bytes) or not isinstance(record, (str, Iterable)) or not all(
+                isinstance(name, str) for name in ([record] if isinstance(record, str) else record)):
+            raise TypeError(f"record must be a hook point name, a list of them, or 'all', got {record!r}")
         self.model, self.edit = model, dict(edit or {})
         blocks(model)  # a model without blocks is refused even when nothing is named
         self.record = hook_names(model) if record == "all" else list([record] if isinstance(record, str) else record)
         for name in {*self.record, *self.edit}:
-            resolve(model, name)
+            resolve(model, name, "record" if name in self.record else "edit")
         for name, fn in self.edit.items():
             if name.endswith("pattern"):
                 raise ValueError(f"{name!r} is read-only: the attention output is already computed from the weights when "
@@ -97,6 +102,9 @@ class Hooks:
         self.handles: list[torch.utils.hooks.RemovableHandle] = []
 
     def __enter__(self) -> dict[str, torch.Tensor]:
+        if self.handles:  # leaving the inner block would remove the outer block's hooks too
+            raise RuntimeError("this Hooks object is already active (entered, not yet left): it cannot be entered "
+                               "again inside itself; nest a second Hooks(model, ...) object instead")
         self.cache.clear()
         try:
             for name in dict.fromkeys([*self.record, *self.edit]):

@@ -13,6 +13,8 @@ import torch
 from torch import nn
 
 from anatomy.checkpoints.checkpoint_files import load_weights_file, read_config
+from anatomy.checks import check_vocabulary_ids
+from anatomy.checks import check_scores
 from anatomy.tasks.docstring_lm import CharCorpus
 from anatomy.models.gpt import GPT, GPTConfig
 from anatomy.interpret.hooks import Hooks, blocks
@@ -23,9 +25,10 @@ CHAR_GPT_DIR = Path(__file__).resolve().parent.parent / "data" / "char_gpt"
 def residual_streams(model: nn.Module, input_ids: torch.Tensor) -> torch.Tensor:
     """(L + 1, B, T, D): the stream entering layer 0, then leaving each layer, of a GPT or Llama."""
     names = list(blocks(model))
-    if not names[0].startswith("blocks.") or not hasattr(model, "final_norm"):
-        raise TypeError(f"the logit lens reads a decoder-only model (anatomy GPT or Llama) with a final_norm and an "
-                        f"lm_head; got {type(model).__name__}")
+    if not names[0].startswith("blocks.") or getattr(model, "final_norm", None) is None or not hasattr(model, "lm_head"):
+        raise TypeError(f"model: the logit lens reads a decoder-only model (anatomy GPT or Llama) with a final_norm and an "
+                        f"lm_head; got {type(model).__name__}, which has no final norm or no lm_head (a post-LN encoder "
+                        "has no norm after its last layer, and predicts no next token)")
     points = [f"{names[0]}.resid_pre", *(f"{name}.resid_post" for name in names)]
     with torch.no_grad(), Hooks(model, record=points) as cache:
         model(input_ids)
@@ -41,9 +44,12 @@ def logit_lens(model: nn.Module, input_ids: torch.Tensor) -> torch.Tensor:
 
 def lens_ranks(log_probs: torch.Tensor, input_ids: torch.Tensor) -> torch.Tensor:
     """(L + 1, B, T - 1): each layer's rank of the true next token (0 = its top guess)."""
-    if log_probs.dim() != 4 or log_probs.shape[1:3] != input_ids.shape:
-        raise ValueError(f"log_probs must be (L + 1, B, T, V) for input_ids (B, T) = {tuple(input_ids.shape)}, "
-                         f"got {tuple(log_probs.shape)}")
+    if not isinstance(log_probs, torch.Tensor) or not isinstance(input_ids, torch.Tensor) or log_probs.dim() != 4 \
+            or log_probs.shape[1:3] != input_ids.shape:
+        raise ValueError(f"log_probs must be (L + 1, B, T, V) for input_ids (B, T) = {tuple(getattr(input_ids, 'shape', ()))}, "
+                         f"got {tuple(getattr(log_probs, 'shape', ()))}")
+    check_scores(log_probs, "log_probs")
+    check_vocabulary_ids("input_ids", input_ids, log_probs.size(-1))
     nxt = input_ids[:, 1:]  # (B, T - 1)
     true = log_probs[:, :, :-1].gather(-1, nxt.expand(log_probs.size(0), -1, -1)[..., None])  # (L + 1, B, T - 1, 1)
     return (log_probs[:, :, :-1] > true).sum(dim=-1)
@@ -62,5 +68,9 @@ def load_char_gpt(folder: str | Path = CHAR_GPT_DIR) -> tuple[GPT, CharCorpus]:
     model = GPT(read_config(GPTConfig, folder, hint))
     load_weights_file(model, folder, hint)
     characters = (Path(folder) / "characters.txt").read_text(encoding="utf-8")
+    if len(characters) != model.config.vocab_size or len(set(characters)) != len(characters):
+        raise ValueError(f"{Path(folder) / 'characters.txt'} must list the model's {model.config.vocab_size} characters "
+                         f"once each (config.json's vocab_size), got {len(characters)} ({len(set(characters))} distinct): "
+                         f"the weights and the vocabulary come from different runs; {hint}")
     empty = torch.zeros(0, dtype=torch.long)
     return model.eval(), CharCorpus(characters, empty, empty)

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 import torch
 from torch import nn
 
+from anatomy.checks import check_type
 from anatomy.interpret.hooks import Edit, Hooks
 
 Metric = Callable[[object], torch.Tensor]  # the model's output -> a number (a 0-dim tensor)
@@ -21,6 +22,10 @@ Metric = Callable[[object], torch.Tensor]  # the model's output -> a number (a 0
 def patch(name: str, source: torch.Tensor, position: int | None = None) -> Edit:
     """An edit that replaces the activation at `name` with `source` (all positions, or only `position`,
     dim 1 of a (B, T, ...) activation)."""
+    check_type("source", source, torch.Tensor, what="the activation recorded on the clean run (a tensor)")
+    if position is not None and (isinstance(position, bool) or not isinstance(position, int)):
+        raise TypeError(f"position must be an integer position (or None for all), got {position!r}")
+
     def edit(activation: torch.Tensor) -> torch.Tensor:
         if source.shape != activation.shape:
             raise ValueError(f"the patch for {name!r} has shape {tuple(source.shape)}, but the activation there is "
@@ -36,6 +41,8 @@ def patch(name: str, source: torch.Tensor, position: int | None = None) -> Edit:
 
 
 def check_pair(clean: Sequence[torch.Tensor], corrupted: Sequence[torch.Tensor]) -> None:
+    for name, run in (("clean", clean), ("corrupted", corrupted)):
+        check_type(name, run, list, tuple, what="a tuple of the model's arguments, e.g. (input_ids,)")
     if len(clean) != len(corrupted):
         raise ValueError(f"clean and corrupted must hold the same model arguments, got {len(clean)} "
                          f"and {len(corrupted)}")
@@ -53,9 +60,16 @@ def restored_fraction(model: nn.Module, names: Sequence[str], clean: Sequence[to
     """(P, T): for each hook point and each position, the fraction of the clean metric that pasting the
     clean activation there (and only there) into the corrupted run restores."""
     check_pair(clean, corrupted)
+    if not callable(metric):
+        raise TypeError(f"metric must be a function model output -> number, got {type(metric).__name__}")
+    if isinstance(names, str) or not names:
+        raise ValueError(f"names must be a non-empty list of hook points, got {names!r}; pass e.g. ['blocks.0.resid_post']")
     with Hooks(model, record=names) as cache:
         clean_value = metric(model(*clean))
     corrupted_value = metric(model(*corrupted))
+    for run, value in (("clean", clean_value), ("corrupted", corrupted_value)):
+        if not isinstance(value, torch.Tensor) or value.numel() != 1 or not value.isfinite().all():
+            raise ValueError(f"metric must return one finite number (a 0-dim tensor), got {value!r} on the {run} run")
     gap = clean_value - corrupted_value
     if gap.abs() < 1e-6:
         raise ValueError(f"the metric is {clean_value.item():.4g} on both runs: nothing to restore; pick a "
@@ -65,6 +79,9 @@ def restored_fraction(model: nn.Module, names: Sequence[str], clean: Sequence[to
         for t in range(cache[name].size(1)):
             with Hooks(model, edit={name: patch(name, cache[name], t)}):
                 grid[p, t] = (metric(model(*corrupted)) - corrupted_value) / gap
+    if grid.isnan().any():
+        raise ValueError(f"metric gave NaN on the patched run at (point, position) {grid.isnan().nonzero()[0].tolist()}: "
+                         "the model's output is broken there (NaN weights or activations)")
     return grid  # (P, T)
 
 

@@ -34,7 +34,7 @@ def require(config: Any, *fields: str) -> Any:
 
 def check_divisible(hidden_size: int, num_heads: int) -> int:
     """Return the head width hidden_size // num_heads, or raise if it does not divide."""
-    for name, value in (("hidden_size", hidden_size), ("num_attention_heads", num_heads)):
+    for name, value in (("hidden_size", hidden_size), ("num_attention_heads (num_heads)", num_heads)):
         if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
             raise ValueError(f"{name} must be a positive integer, got {value!r}")
     if hidden_size % num_heads != 0:

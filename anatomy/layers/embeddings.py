@@ -10,6 +10,7 @@ from typing import Any
 import torch
 from torch import nn
 
+from anatomy.checks import check_number
 from anatomy.layers.config import require
 
 
@@ -85,6 +86,7 @@ def sinusoidal_positions(num_positions: int, dim: int, base: float = 10000.0) ->
     check_even_width(dim)
     if not isinstance(num_positions, int) or num_positions < 0:
         raise ValueError(f"num_positions must be an integer >= 0, got {num_positions!r}")
+    check_number("base", base, above=0)
     position = torch.arange(num_positions, dtype=torch.float64).unsqueeze(1)  # (T, 1)
     frequency = torch.exp(-math.log(base) * torch.arange(0, dim, 2, dtype=torch.float64) / dim)  # (D/2,)
     encoding = torch.zeros(num_positions, dim, dtype=torch.float64)

@@ -70,4 +70,7 @@ class KVCache:
 def cache_memory_bytes(num_layers: int, num_kv_heads: int, head_dim: int, tokens: int,
                        batch_size: int = 1, bytes_per_number: int = 4) -> int:
     """The formula: layers x 2 x B x T x (Hkv x Dh). With Hkv = H it is layers x 2 x B x T x D."""
+    for name, value in (("num_layers", num_layers), ("num_kv_heads", num_kv_heads), ("head_dim", head_dim),
+                        ("tokens", tokens), ("batch_size", batch_size), ("bytes_per_number", bytes_per_number)):
+        check_integer(name, value, least=0)
     return num_layers * 2 * batch_size * tokens * num_kv_heads * head_dim * bytes_per_number

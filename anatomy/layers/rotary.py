@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import torch
 
-from anatomy.checks import check_number
+from anatomy.checks import check_tensor
+from anatomy.checks import check_integer, check_number
 
 
 def rotary_frequencies(head_dim: int, base: float = 10000.0) -> torch.Tensor:
@@ -50,6 +51,8 @@ def check_rotary_inputs(x: torch.Tensor, positions: torch.Tensor) -> torch.Tenso
 def pairs_from_halves(weight: torch.Tensor, num_heads: int) -> torch.Tensor:
     """Hugging Face's Llama pairs coordinate i with i + Dh/2 (rotate_half); we pair 2i with 2i + 1.
     Reorder the rows of a q_proj or k_proj weight (H x Dh, D) so that our pairs get HF's halves."""
+    check_tensor("weight", weight, rank=2, floating=True, shape="(H x Dh, D)")
+    check_integer("num_heads", num_heads)
     if weight.dim() != 2 or weight.size(0) % num_heads or weight.size(0) // num_heads % 2:
         raise ValueError(f"weight must be (H x Dh, D) with H = {num_heads} heads of an even width Dh, "
                          f"got shape {tuple(weight.shape)}")

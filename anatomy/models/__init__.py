@@ -11,7 +11,7 @@ from anatomy.models.encoder import TransformerEncoderLayer, EncoderOutput, Trans
 from anatomy.models.gpt import GPTConfig, CausalLMOutput, GPT
 from anatomy.models.llama import LlamaConfig, LlamaBlock, Llama
 from anatomy.models.masked_lm import bert_init_, MaskedLMHead, MaskedLMOutput, TransformerForMaskedLM
-from anatomy.models.mlm_masking import check_probability, maskable_positions, mask_tokens
+from anatomy.models.mlm_masking import check_probability, check_special_ids, maskable_positions, mask_tokens
 from anatomy.models.rnn_seq2seq import RNNConfig, AdditiveAttention, GRUSeq2Seq
 from anatomy.models.transformer import Seq2SeqOutput, check_padding, Transformer
 from anatomy.models.transformer_config import TransformerConfig

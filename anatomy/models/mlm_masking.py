@@ -14,6 +14,7 @@ from collections.abc import Collection
 
 import torch
 
+from anatomy.checks import check_vocabulary_ids
 from anatomy.checks import check_integer
 
 IGNORE_INDEX = -100  # the label cross-entropy skips (torch's ignore_index default)
@@ -30,6 +31,14 @@ def check_probability(name: str, value: object) -> float:
     return float(value)
 
 
+def check_special_ids(special_ids: Collection[int]) -> list[int]:
+    if isinstance(special_ids, (str, bytes, torch.Tensor)) or not isinstance(special_ids, Collection) or not all(
+            isinstance(i, int) and not isinstance(i, bool) for i in special_ids):
+        raise TypeError(f"special_ids must be a collection of integer ids (tokenizer.all_special_ids: [PAD], [CLS], "
+                        f"[SEP], [MASK] ...), got {special_ids!r}")
+    return sorted(set(special_ids))
+
+
 def maskable_positions(input_ids: torch.Tensor, special_ids: Collection[int]) -> torch.Tensor:
     """(B, T) bool, True where the token may be chosen: not padding, [CLS], [SEP], [MASK] (any of `special_ids`)."""
     special = torch.tensor(sorted(set(int(i) for i in special_ids)), dtype=input_ids.dtype, device=input_ids.device)
@@ -44,7 +53,9 @@ def mask_tokens(input_ids: torch.Tensor, mask_id: int, vocab_size: int, special_
 
     Random replacements are drawn uniformly from the whole vocabulary [0, vocab_size), special tokens
     included, as Hugging Face does. If the draw happens to choose no token at all (a short batch), one
-    maskable token is chosen at random, so that the loss is never an empty mean (NaN)."""
+    maskable token is chosen, so that the loss is never an empty mean (NaN): Hugging Face returns no
+    label then. Which one is read from the random ids already drawn, so the generator stays in step
+    with Hugging Face's and every later batch gets Hugging Face's masks again."""
     if not isinstance(input_ids, torch.Tensor) or input_ids.dim() != 2 or input_ids.dtype != torch.long:
         got = (f"{input_ids.dtype} of shape {tuple(input_ids.shape)}" if isinstance(input_ids, torch.Tensor)
                else type(input_ids).__name__)
@@ -52,7 +63,9 @@ def mask_tokens(input_ids: torch.Tensor, mask_id: int, vocab_size: int, special_
     mlm_probability = check_probability("mlm_probability", mlm_probability)
     check_integer("vocab_size", vocab_size, least=2)
     check_integer("mask_id", mask_id, least=0, most=vocab_size - 1, hint=f" (an id of the vocabulary of {vocab_size})")
-    if int(mask_id) not in set(int(i) for i in special_ids):
+    check_vocabulary_ids("input_ids", input_ids, vocab_size)
+    special_ids = check_special_ids(special_ids)
+    if int(mask_id) not in special_ids:
         raise ValueError(f"special_ids must include mask_id ({mask_id}): a [MASK] already in the text is never "
                          f"chosen again; got {sorted(special_ids)}")
     maskable = maskable_positions(input_ids, special_ids)  # (B, T)
@@ -62,18 +75,17 @@ def mask_tokens(input_ids: torch.Tensor, mask_id: int, vocab_size: int, special_
     labels = input_ids.clone()
     probabilities = torch.full(input_ids.shape, mlm_probability).masked_fill_(~maskable.cpu(), 0.0)
     chosen = torch.bernoulli(probabilities, generator=generator).bool().to(input_ids.device)  # (B, T)
-    if not chosen.any():
-        candidates = maskable.flatten().nonzero().squeeze(1)  # (N,)
-        pick = candidates[torch.randint(len(candidates), (1,), generator=generator).to(candidates.device)]
-        chosen.view(-1)[pick] = True
-    labels[~chosen] = IGNORE_INDEX
-    inputs = input_ids.clone()
     to_mask = torch.bernoulli(torch.full(input_ids.shape, MASK_FRACTION), generator=generator).bool()
-    to_mask = to_mask.to(input_ids.device) & chosen
-    inputs[to_mask] = mask_id
     random_share = RANDOM_FRACTION / (1 - MASK_FRACTION)  # 0.5 of the chosen tokens not masked
     to_random = torch.bernoulli(torch.full(input_ids.shape, random_share), generator=generator).bool()
-    to_random = to_random.to(input_ids.device) & chosen & ~to_mask
     random_ids = torch.randint(vocab_size, input_ids.shape, generator=generator).to(input_ids.device)  # (B, T)
+    if not chosen.any():  # no draw of its own: pick with the first random id
+        candidates = maskable.flatten().nonzero().squeeze(1)  # (N,)
+        chosen.view(-1)[candidates[random_ids.view(-1)[0] % len(candidates)]] = True
+    labels[~chosen] = IGNORE_INDEX
+    inputs = input_ids.clone()
+    to_mask = to_mask.to(input_ids.device) & chosen
+    inputs[to_mask] = mask_id
+    to_random = to_random.to(input_ids.device) & chosen & ~to_mask
     inputs[to_random] = random_ids[to_random]
     return inputs, labels  # (B, T), (B, T)

@@ -14,7 +14,8 @@ from typing import Any
 import torch
 from torch import nn
 
-from anatomy.checks import check_number
+from anatomy.checks import check_tensor
+from anatomy.checks import check_integer, check_number
 from anatomy.layers.config import check_divisible, require
 from anatomy.models.encoder import TransformerEncoderLayer
 from anatomy.layers.feedforward import ACTIVATIONS
@@ -54,7 +55,9 @@ class VisionTransformerConfig:
 def image_to_patches(images: torch.Tensor, patch_size: int) -> torch.Tensor:
     """(B, C, S, S) -> (B, N, C*P*P): patches in reading order (row by row), each flattened
     channel-first, the order a Conv2d's (D, C, P, P) kernel is stored in."""
-    batch, channels, height, width = images.shape
+    batch, channels, height, width = check_tensor("images", images, rank=4, floating=True, shape="(B, C, S, S)").shape
+    if check_integer("patch_size", patch_size) > min(height, width) or height % patch_size or width % patch_size:
+        raise ValueError(f"patch_size ({patch_size}) must divide the image sides ({height} x {width})")
     rows, cols = height // patch_size, width // patch_size
     patches = images.reshape(batch, channels, rows, patch_size, cols, patch_size)  # (B, C, S/P, P, S/P, P)
     patches = patches.permute(0, 2, 4, 1, 3, 5)  # (B, S/P, S/P, C, P, P)

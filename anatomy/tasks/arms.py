@@ -14,6 +14,8 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from anatomy.checks import check_number
+
 NO_DIFFERENCE = "no difference shown"
 
 
@@ -21,10 +23,11 @@ def mean_interval(values: Sequence[float], confidence: float = 0.95) -> tuple[fl
     """(mean, half-width) of a Student-t interval over the seeds: the spread training noise makes."""
     from scipy.stats import t
 
-    if len(values) < 2:
-        raise ValueError(f"an interval needs at least 2 values (seeds), got {len(values)}")
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence must be between 0 and 1 (e.g. 0.95), got {confidence!r}")
+    check_number("confidence", confidence, above=0, below=1, hint=" (0.95 for a 95 % interval)")
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__len__") or len(values) < 2:
+        raise ValueError(f"values: an interval needs at least 2 values (one per seed), got {values!r}")
+    if not all(isinstance(v, (int, float)) and math.isfinite(v) for v in values):
+        raise ValueError(f"values must be finite numbers, got {list(values)!r}")
     half = float(t.ppf((1 + confidence) / 2, len(values) - 1)) * statistics.stdev(values) / math.sqrt(len(values))
     return statistics.fmean(values), half
 

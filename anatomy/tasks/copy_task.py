@@ -38,6 +38,8 @@ def copy_vocabulary() -> CharVocabulary:
 def copy_pairs(count: int, seed: int, lengths: tuple[int, int] = (1, MAX_LENGTH)) -> list[tuple[str, str]]:
     """`count` (string, the same string) pairs, each length drawn uniformly from `lengths` (inclusive)."""
     check_integer("count", count, least=0)
+    if not isinstance(lengths, (tuple, list)) or len(lengths) != 2:
+        raise ValueError(f"lengths must be (low, high) integers with 1 <= low <= high, got {lengths!r}")
     low, high = lengths
     if not all(isinstance(n, int) for n in lengths) or not 1 <= low <= high:
         raise ValueError(f"lengths must be (low, high) integers with 1 <= low <= high, got {lengths}")

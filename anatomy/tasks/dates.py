@@ -98,6 +98,8 @@ class TranslationBatch:
 
 
 def pad(rows: list[list[int]], value: int) -> torch.Tensor:
+    if not isinstance(rows, (list, tuple)) or not rows or isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"rows must be a non-empty list of id lists and value an integer id, got {rows!r} and {value!r}")
     width = max(len(row) for row in rows)
     return torch.tensor([row + [value] * (width - len(row)) for row in rows])
 

@@ -118,4 +118,5 @@ def bigram_loss(corpus: CharCorpus, smoothing: float = 1.0) -> float:
 
 
 def perplexity(loss: float) -> float:
-    return math.exp(loss)
+    check_number("loss", loss, at_least=0, hint=" (a mean cross-entropy in nats)")
+    return math.exp(loss) if loss < 700 else math.inf  # e^700 is already beyond any vocabulary

@@ -19,8 +19,10 @@ import torch.nn.functional as F
 from transformers import BertConfig
 
 from anatomy.tokenizers.bpe import ByteLevelBPE
+from anatomy.checks import check_texts, check_type
+from anatomy.checks import check_batches, check_integer, check_scores
 from anatomy.models.masked_lm import TransformerForMaskedLM
-from anatomy.models.mlm_masking import IGNORE_INDEX, mask_tokens
+from anatomy.models.mlm_masking import IGNORE_INDEX, check_special_ids, mask_tokens
 from anatomy.tasks.sentiment_batches import bucketed_batches
 from anatomy.tasks.training import TrainingRun, train
 
@@ -46,17 +48,16 @@ class SentenceTokenizer:
     gives [CLS] ... [SEP] per text, and pad_token_id / mask_token_id / all_special_ids are there."""
 
     def __init__(self, bpe: ByteLevelBPE) -> None:
-        self.bpe = bpe
-        self.pad_token_id, self.cls_token_id, self.sep_token_id, self.mask_token_id = (
-            bpe.token_to_id(token) for token in SPECIAL_TOKENS)
+        self.bpe = check_type("bpe", bpe, ByteLevelBPE)
         self.all_special_ids = [bpe.token_to_id(token) for token in SPECIAL_TOKENS]
+        self.pad_token_id, self.cls_token_id, self.sep_token_id, self.mask_token_id = self.all_special_ids
 
     def __len__(self) -> int:
         return self.bpe.vocab_size
 
     def __call__(self, texts: Sequence[str], truncation: bool = True, max_length: int = MAX_LENGTH) -> dict:
-        if isinstance(texts, str):
-            raise TypeError("expected a list of sentences, got one string: wrap it in a list")
+        texts = check_texts(texts, allow_empty=True)
+        check_integer("max_length", max_length, least=3, hint=" ([CLS] and [SEP] take two)")
         rows = [self.bpe.encode(text)[:max_length - 2 if truncation else None] for text in texts]
         return {"input_ids": [[self.cls_token_id, *row, self.sep_token_id] for row in rows]}
 
@@ -67,14 +68,15 @@ def train_tokenizer(texts: Sequence[str], vocab_size: int = VOCAB_SIZE) -> Sente
 
 def pretraining_sequences(tokenizer: SentenceTokenizer, texts: Sequence[str], max_length: int = MAX_LENGTH) -> list[list[int]]:
     """[CLS] piece [SEP] for every text, a long text cut into pieces of max_length - 2 tokens (nothing is dropped)."""
-    body = max_length - 2
+    texts, _ = check_texts(texts), check_type("tokenizer", tokenizer, SentenceTokenizer)
+    body = check_integer("max_length", max_length, least=3, hint=" ([CLS] and [SEP] take two)") - 2
     return [[tokenizer.cls_token_id, *ids[start:start + body], tokenizer.sep_token_id]
             for ids in (tokenizer.bpe.encode(text) for text in texts) for start in range(0, len(ids), body)]
 
 
 def small_bert_config(vocab_size: int) -> BertConfig:
     """Small enough to pre-train in two minutes on two CPU cores: 2 layers, 4 heads, width 128."""
-    return BertConfig(vocab_size=vocab_size, hidden_size=128, num_hidden_layers=2, num_attention_heads=4,
+    return BertConfig(vocab_size=check_integer("vocab_size", vocab_size, least=len(SPECIAL_TOKENS) + 1), hidden_size=128, num_hidden_layers=2, num_attention_heads=4,
                       intermediate_size=512, max_position_embeddings=MAX_LENGTH, type_vocab_size=1, pad_token_id=0)
 
 
@@ -88,8 +90,10 @@ class MaskedBatch:
 def masked_batches(sequences: list[list[int]], tokenizer: SentenceTokenizer, batch_size: int = 64,
                    seed: int = 0) -> Iterator[MaskedBatch]:
     """Endless length-bucketed batches (09's bucketed_batches), masked anew each time: dynamic masking."""
-    generator = torch.Generator().manual_seed(seed)
-    for batch in bucketed_batches(sequences, [0] * len(sequences), batch_size, seed, tokenizer.pad_token_id):
+    check_batches(len(check_type("sequences", sequences, list, tuple, what="a list of id lists")), batch_size, "sequences")
+    generator = torch.Generator().manual_seed(check_integer("seed", seed, least=0))
+    pad = check_type("tokenizer", tokenizer, SentenceTokenizer).pad_token_id
+    for batch in bucketed_batches(sequences, [0] * len(sequences), batch_size, seed, pad):
         inputs, labels = mask_tokens(batch.input_ids, tokenizer.mask_token_id, len(tokenizer),
                                      tokenizer.all_special_ids, generator)
         yield MaskedBatch(inputs, batch.attention_mask, labels)
@@ -97,8 +101,10 @@ def masked_batches(sequences: list[list[int]], tokenizer: SentenceTokenizer, bat
 
 def masked_lm_loss(model: TransformerForMaskedLM, batch: MaskedBatch) -> torch.Tensor:
     """model(...).loss, with the head run only at the chosen tokens (15 %): the same number, far less work."""
-    hidden = model.encoder(batch.input_ids, batch.attention_mask).last_hidden_state  # (B, T, D)
-    chosen = batch.labels != IGNORE_INDEX  # (B, T)
+    chosen = check_type("batch", batch, MaskedBatch).labels != IGNORE_INDEX  # (B, T)
+    if not chosen.any():
+        raise ValueError("batch.labels are all -100: no token to predict, the loss would be an empty mean (NaN)")
+    hidden = check_type("model", model, TransformerForMaskedLM).encoder(batch.input_ids, batch.attention_mask).last_hidden_state  # (B, T, D)
     return F.cross_entropy(model.head(hidden[chosen]), batch.labels[chosen])  # (N, V) against (N,)
 
 
@@ -125,8 +131,12 @@ def pretrain(model: TransformerForMaskedLM, batches: Iterator[MaskedBatch], step
 def unigram_entropy(sequences: list[list[int]], special_ids: Sequence[int]) -> float:
     """The entropy (nats) of the token distribution: the loss of a model that ignores context and always
     predicts each token's overall frequency."""
-    counts = Counter(token for ids in sequences for token in ids if token not in set(special_ids))
+    special = set(check_special_ids(special_ids))
+    counts = Counter(token for ids in check_type("sequences", sequences, list, tuple, what="a list of id lists")
+                     for token in ids if token not in special)
     total = sum(counts.values())
+    if total == 0:
+        raise ValueError(f"sequences must hold at least one token that is not special, got {len(sequences)} sequence(s) without one")
     return -sum(n / total * math.log(n / total) for n in counts.values())
 
 
@@ -134,14 +144,17 @@ def unigram_entropy(sequences: list[list[int]], special_ids: Sequence[int]) -> f
 def blank_log_probs(model: TransformerForMaskedLM, tokenizer: SentenceTokenizer, text: str) -> torch.Tensor:
     """(V,) log-probabilities of each token at the one [MASK] in `text`. A BPE token carries its leading
     space, so the space before [MASK] belongs to the hidden token: 'it is [MASK] .' asks for ' good'."""
-    if text.count("[MASK]") != 1:
-        raise ValueError(f"text must hold exactly one [MASK], got {text.count('[MASK]')} in {text!r}")
+    if not isinstance(text, str) or text.count("[MASK]") != 1:
+        raise ValueError(f"text must be a str holding exactly one [MASK], got {text!r}")
     left, _, right = text.partition("[MASK]")
-    left_ids = tokenizer.bpe.encode(left.rstrip())
+    left_ids = check_type("tokenizer", tokenizer, SentenceTokenizer).bpe.encode(left.rstrip())
     ids = [tokenizer.cls_token_id, *left_ids, tokenizer.mask_token_id, *tokenizer.bpe.encode(right), tokenizer.sep_token_id]
-    return model.eval()(torch.tensor([ids])).logits[0, 1 + len(left_ids)].log_softmax(-1)  # (V,) at the [MASK]
+    return check_type("model", model, TransformerForMaskedLM).eval()(torch.tensor([ids])).logits[0, 1 + len(left_ids)].log_softmax(-1)  # (V,) at the [MASK]
 
 
 def fill_in_blank(model: TransformerForMaskedLM, tokenizer: SentenceTokenizer, text: str, k: int = 5) -> list[str]:
     """The k likeliest tokens for the one [MASK] in `text`, best first."""
-    return [tokenizer.bpe.decode([int(i)]) for i in blank_log_probs(model, tokenizer, text).topk(k).indices]
+    log_probs = blank_log_probs(model, tokenizer, text)  # (V,)
+    check_integer("k", k, most=log_probs.numel())
+    check_scores(log_probs, "the log-probabilities at [MASK]")
+    return [tokenizer.bpe.decode([int(i)]) for i in log_probs.topk(k).indices]

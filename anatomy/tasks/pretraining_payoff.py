@@ -14,6 +14,8 @@ from dataclasses import asdict, replace
 
 import torch
 
+from anatomy.checks import check_integer, check_number
+from anatomy.layers.config import require
 from anatomy.tasks.arms import ArmComparison, compare_arms, mean_interval  # noqa: F401 (mean_interval: 16 imports it here)
 from anatomy.models.classifier import TransformerForSequenceClassification
 from anatomy.models.masked_lm import bert_init_
@@ -28,9 +30,9 @@ RECIPE = FineTuningRecipe(max_length=48, batch_size=32, peak_lr=5e-4, epochs=2.0
 
 def classifier_from(config, encoder_state: dict[str, torch.Tensor] | None, seed: int) -> TransformerForSequenceClassification:
     """BERT-initialised classifier (seeded), its encoder replaced by `encoder_state` when given."""
-    config = copy.deepcopy(config)
+    config = copy.deepcopy(require(config, "hidden_size"))
     config.num_labels = 2
-    torch.manual_seed(seed)
+    torch.manual_seed(check_integer("seed", seed, least=0))
     model = bert_init_(TransformerForSequenceClassification(config), getattr(config, "initializer_range", 0.02))
     if encoder_state is not None:
         model.encoder.load_state_dict(encoder_state)
@@ -70,5 +72,15 @@ def paired_gain(result: dict, step: int) -> tuple[float, float]:
 
 def gain_over_random(result: dict, step: int) -> ArmComparison:
     """The arm pre-trained for `step` steps against random weights, seed by seed (anatomy.tasks.arms.compare_arms)."""
+    if not isinstance(result, dict) or not isinstance(result.get("runs"), dict):
+        raise TypeError(f"result must be the dict compare() returns (with 'runs'), got {type(result).__name__}")
     runs = result["runs"]
-    return compare_arms(runs["0"]["accuracy"], runs[str(step)]["accuracy"])
+    if "0" not in runs or str(step) not in runs:
+        raise ValueError(f"step must be one of the compared pre-training steps {sorted(map(int, runs))} (and 0 must be "
+                         f"there to compare with), got {step!r}")
+    before, after = runs["0"]["accuracy"], runs[str(step)]["accuracy"]
+    if len(before) != len(after) or len(before) != len(result.get("seeds", before)):
+        raise ValueError(f"the runs at step 0 and step {step} must hold one accuracy per seed "
+                         f"({len(result.get('seeds', before))} seeds), got {len(before)} and {len(after)}: a gain pairs "
+                         "the two runs of each seed")
+    return compare_arms(before, after)

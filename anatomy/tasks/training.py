@@ -18,6 +18,7 @@ import torch.nn.functional as F
 from torch import nn
 from tqdm.auto import tqdm
 
+from anatomy.checks import check_tensor
 from anatomy.checks import check_integer, check_number
 
 
@@ -34,7 +35,11 @@ def warmup_then_decay(step: int, warmup_steps: int, total_steps: int) -> float:
 def token_cross_entropy(logits: torch.Tensor, labels: torch.Tensor, ignore_id: int,
                         label_smoothing: float = 0.0) -> torch.Tensor:
     """Mean cross-entropy over the real tokens of a batch of sequences; `ignore_id` (padding) does not count."""
-    if logits.dim() != 3 or logits.shape[:2] != labels.shape:
+    check_tensor("logits", logits, rank=3, floating=True, shape="(B, T, V)")
+    check_tensor("labels", labels, rank=2, floating=False, shape="(B, T)")
+    check_integer("ignore_id", ignore_id, least=-2**31)
+    check_number("label_smoothing", label_smoothing, at_least=0, at_most=1)
+    if logits.shape[:2] != labels.shape:
         raise ValueError(f"logits must be (B, T, V) and labels (B, T) with the same B and T, got "
                          f"{tuple(logits.shape)} and {tuple(labels.shape)}")
     return F.cross_entropy(logits.flatten(0, 1), labels.flatten(), ignore_index=ignore_id,  # (B*T, V), (B*T,)

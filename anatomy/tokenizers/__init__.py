@@ -11,8 +11,9 @@ import importlib
 from anatomy.tokenizers.basic_tokenizer import (is_whitespace, is_control, is_punctuation, is_cjk, normalize,
                                                 split_punctuation)
 from anatomy.tokenizers.bpe import apply_merges, ByteLevelBPE
+from anatomy.tokenizers.bpe_encoding import merge_by_rank
 from anatomy.tokenizers.bpe_levels import CharacterBPE, readable, smaller, bytes_per_token, plot_compression
-from anatomy.tokenizers.bpe_training import (check_special_tokens, check_vocab_size, count_words, merge_word,
+from anatomy.tokenizers.bpe_training import (check_special_tokens, check_vocab_and_merges, check_vocab_size, count_words, merge_word,
                                              count_pairs, learn_merges)
 from anatomy.tokenizers.byte_level import (bytes_to_unicode, split_words, to_byte_chars, from_byte_chars, pre_tokenize,
                                            random_text)

@@ -33,6 +33,8 @@ def is_cjk(char: str) -> bool:
 
 def normalize(text: str, lowercase: bool = True) -> str:
     """Drop control characters, unify whitespace, space out CJK characters, lower-case, strip accents."""
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
     chars = []
     for char in text:
         if ord(char) in (0, 0xFFFD) or is_control(char):
@@ -47,6 +49,8 @@ def normalize(text: str, lowercase: bool = True) -> str:
 
 def split_punctuation(word: str) -> list[str]:
     """'arrow!' -> ['arrow', '!']: every punctuation character becomes its own piece."""
+    if not isinstance(word, str):
+        raise TypeError(f"word must be a str, got {type(word).__name__}")
     pieces: list[str] = []
     start_new = True
     for char in word:

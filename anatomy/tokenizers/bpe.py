@@ -17,7 +17,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from anatomy.tokenizers.bpe_training import check_special_tokens, check_vocab_size, count_words, learn_merges
+from anatomy.tokenizers.bpe_encoding import merge_by_rank
+from anatomy.tokenizers.bpe_training import check_special_tokens, check_vocab_and_merges, check_vocab_size, count_words, learn_merges
 from anatomy.tokenizers.byte_level import ALPHABET, CHAR_TO_BYTE, from_byte_chars, split_words, to_byte_chars
 from anatomy.tokenizers.wordpiece import as_id_list
 
@@ -41,7 +42,8 @@ class ByteLevelBPE:
     """Vocabulary (id -> token string), merges in rank order, and special tokens kept whole."""
 
     def __init__(self, vocab: Sequence[str], merges: Sequence[tuple[str, str]], special_tokens: Sequence[str] = ()):
-        self._tokens = list(vocab)
+        vocab, self._merges = check_vocab_and_merges(vocab, merges)
+        self._tokens = vocab
         self._ids = {token: index for index, token in enumerate(self._tokens)}
         if len(self._ids) != len(self._tokens):
             twice = [token for token, n in Counter(self._tokens).items() if n > 1]
@@ -50,7 +52,6 @@ class ByteLevelBPE:
         missing = [token for token in (*ALPHABET, *self.special_tokens) if token not in self._ids]
         if missing:
             raise ValueError(f"vocab must hold the 256 byte characters and every special token, lacks {missing[:5]}")
-        self._merges = [(left, right) for left, right in merges]
         unknown = [pair for pair in self._merges if not all(t in self._ids for t in (*pair, pair[0] + pair[1]))]
         if unknown:
             raise ValueError(f"each merge (a, b) needs a, b and a+b in vocab, got {unknown[:3]}")
@@ -95,8 +96,8 @@ class ByteLevelBPE:
         return token.encode("utf-8") if token in self._special else from_byte_chars(token)
 
     def bpe(self, chars: str) -> list[str]:
-        """Apply the merges to one pre-tokenised word (see apply_merges)."""
-        return apply_merges(list(chars), self._ranks)
+        """Apply the merges to one pre-tokenised word: apply_merges' rule, in n log n (anatomy.tokenizers.bpe_encoding)."""
+        return merge_by_rank(list(chars), self._ranks)
 
     def _word_ids(self, word: str) -> list[int]:
         ids = self._cache.get(word)

@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable, Sequence
 from itertools import count as counter
 
 from anatomy.tokenizers.byte_level import pre_tokenize
+from anatomy.checks import check_texts
 
 Pair = tuple[int, int]
 
@@ -34,6 +35,8 @@ def check_special_tokens(special_tokens: Sequence[str]) -> list[str]:
     if isinstance(special_tokens, str):
         raise TypeError(f"special_tokens must be a list of strings, got the string {special_tokens!r}; "
                         f"pass [{special_tokens!r}]")
+    if special_tokens is None or not hasattr(special_tokens, "__iter__"):
+        raise TypeError(f"special_tokens must be a list of strings (or () for none), got {special_tokens!r}")
     tokens = list(special_tokens)
     wrong = [token for token in tokens if not isinstance(token, str) or not token]
     if wrong or len(set(tokens)) != len(tokens):
@@ -41,26 +44,36 @@ def check_special_tokens(special_tokens: Sequence[str]) -> list[str]:
     return tokens
 
 
-def check_vocab_size(vocab_size: int, base: int, special: int) -> None:
+def check_vocab_and_merges(vocab: Sequence[str], merges: Sequence[tuple[str, str]], vocab_name: str = "vocab"
+                           ) -> tuple[list[str], list]:
+    """vocab and merges as lists, or a TypeError/ValueError naming which one is not a list of what."""
+    for name, value, what in ((vocab_name, vocab, "token strings"), ("merges", merges, "(left, right) pairs")):
+        if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+            raise TypeError(f"{name} must be a list of {what}, got {type(value).__name__}")
+    merges = list(merges)
+    for position, pair in enumerate(merges):
+        if isinstance(pair, str) or len(pair) != 2 or not all(isinstance(part, str) for part in pair):
+            raise ValueError(f"merges must be (left, right) pairs of token strings, got {pair!r} at position {position}"
+                             + (": Hugging Face's merges.txt writes \"a b\"; pass [tuple(m.split(' ', 1)) for m in "
+                                "merges]" if isinstance(pair, str) else ""))
+    return list(vocab), [tuple(pair) for pair in merges]
+
+
+def check_vocab_size(vocab_size: int, base: int, special: int, alphabet: str = "the 256 byte tokens") -> None:
     if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < base:
-        raise ValueError(f"vocab_size must be an integer >= {base} (the 256 byte tokens + {special} special "
+        raise ValueError(f"vocab_size must be an integer >= {base} ({alphabet} + {special} special "
                          f"token(s)), got {vocab_size!r}; pass e.g. vocab_size={base + 256}")
 
 
 def count_words(texts: Iterable[str], split: Callable[[str], list[str]] = pre_tokenize) -> Counter[str]:
     """How often each word occurs in `texts`, words as `split` cuts them (GPT-2's split, in byte characters)."""
-    if isinstance(texts, (str, bytes)):
-        raise TypeError("texts must be an iterable of strings (e.g. a list of lines), got one "
-                        f"{type(texts).__name__}; pass [text] to train on a single text")
+    texts = check_texts(texts, allow_empty=True)
     word_counts: Counter[str] = Counter()
-    n_texts = 0
-    for n_texts, text in enumerate(texts, start=1):
-        if not isinstance(text, str):
-            raise TypeError(f"texts must be strings, text {n_texts - 1} is a {type(text).__name__}")
+    for text in texts:
         word_counts.update(split(text))
     if not word_counts:
-        raise ValueError(f"the corpus is empty: expected at least one text with a character in it, got {n_texts} "
-                         "text(s) and no characters; pass e.g. anatomy.stdlib_sentences() or a list of lines")
+        raise ValueError(f"the corpus is empty: expected at least one text with a character in it, got texts of "
+                         f"{len(texts)} string(s) and no characters; pass e.g. anatomy.stdlib_sentences() or a list of lines")
     return word_counts
 
 

@@ -43,16 +43,22 @@ ALPHABET = sorted(BYTE_TO_CHAR.values())  # the 256 base tokens, in code-point o
 
 def split_words(text: str) -> list[str]:
     """GPT-2's split of `text` into words, before any byte mapping: "Hi  there!" -> ["Hi", " ", " there", "!"]."""
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
     return GPT2_SPLIT.findall(text)
 
 
 def to_byte_chars(word: str) -> str:
     """A word's UTF-8 bytes, each written as its printable character: " 좋" -> "Ġì¢ĭ"."""
+    if not isinstance(word, str):
+        raise TypeError(f"word must be a str, got {type(word).__name__}")
     return "".join(BYTE_TO_CHAR[byte] for byte in word.encode("utf-8"))
 
 
 def from_byte_chars(chars: str) -> bytes:
     """The bytes a string of byte characters stands for (the inverse of to_byte_chars, before decoding)."""
+    if not isinstance(chars, str):
+        raise TypeError(f"chars must be a str of byte characters, got {type(chars).__name__}")
     try:
         return bytes(CHAR_TO_BYTE[char] for char in chars)
     except KeyError as error:
@@ -69,6 +75,8 @@ def pre_tokenize(text: str) -> list[str]:
 def random_text(rng: random.Random, length: int) -> str:
     """`length` random characters for round-trip checks: ASCII and its controls, Latin, combining marks,
     Hangul jamo and syllables, CJK, emoji, and any other code point but the surrogates (not text)."""
+    if not isinstance(rng, random.Random) or isinstance(length, bool) or not isinstance(length, int) or length < 0:
+        raise TypeError(f"rng must be a random.Random and length an integer >= 0, got {type(rng).__name__} and {length!r}")
     ranges = [(0, 0x80), (0x80, 0x250), (0x300, 0x370), (0x1100, 0x1200), (0xAC00, 0xD7A4), (0x4E00, 0x9FFF),
               (0x1F300, 0x1FAFF), (0, 0xD800), (0xE000, 0x110000)]
     chars = (chr(rng.randrange(*rng.choice(ranges))) for _ in range(length))

@@ -78,11 +78,16 @@ def gpt2_ranks(fetch: bool = True) -> dict[bytes, int]:
 
 def recover_merges(ranks: dict[bytes, int]) -> list[tuple[bytes, bytes]]:
     """The merge that made each token of more than one byte, in rank order."""
+    if not isinstance(ranks, dict) or not all(isinstance(t, bytes) and t for t in ranks):
+        raise TypeError(f"ranks must be a dict {{token bytes: rank}} (gpt2_ranks()), got {type(ranks).__name__}")
     merges = []
     for token, rank in sorted(ranks.items(), key=lambda item: item[1]):
         if len(token) == 1:
             continue
         parts = [token[i:i + 1] for i in range(len(token))]
+        if missing := sorted({part for part in parts if part not in ranks}):
+            raise ValueError(f"ranks lacks the single byte(s) {missing[:5]} of token {token!r} (rank {rank}): every "
+                             "byte must be a token of its own for BPE to start from")
         while len(parts) > 2:  # BPE with only the tokens ranked below this one
             joined = [ranks.get(a + b, rank) for a, b in zip(parts, parts[1:])]
             best = min(range(len(joined)), key=joined.__getitem__)

@@ -1,0 +1,472 @@
+"""The sweep (issue #37): every public function and class of `anatomy` (outside anatomy.homework), called
+with one argument at a time replaced by a common mistake. The rule: a TypeError or ValueError whose
+message names the argument, or a result without NaN (a documented valid result).
+
+Modules are found by walking the package (pkgutil), so a new module is swept without being named here:
+each public callable it defines must have a valid example call in EXAMPLES, or a reason in UNCALLABLE
+(test_every_public_callable_has_an_example_or_a_reason fails otherwise). The mistakes, per argument,
+follow its valid value: None (unless None is a documented value), an empty sequence, one string where
+a list of strings goes, 0, -1, NaN, inf, a float where an int goes, a tensor of one more dimension
+or of the other dtype (float <-> int64).
+"""
+from __future__ import annotations
+
+import functools
+import importlib
+import inspect
+import math
+import pkgutil
+import random
+import signal
+from contextlib import contextmanager
+from dataclasses import fields, is_dataclass
+
+import pytest
+import torch
+from transformers import BertConfig
+
+import anatomy
+
+PACKAGE, LEFT_OUT = anatomy, ("anatomy.homework",)  # the sandboxed grader's package has sweeps of its own
+SECONDS_PER_CALL = 5
+
+
+def public_callables() -> dict[str, object]:
+    """'module.name' -> every function and class a module of the package defines under a public name."""
+    found = {}
+    for info in pkgutil.walk_packages(PACKAGE.__path__, PACKAGE.__name__ + "."):
+        if info.name.startswith(LEFT_OUT):
+            continue
+        module = importlib.import_module(info.name)
+        for name, obj in vars(module).items():
+            if (not name.startswith("_") and (inspect.isfunction(obj) or inspect.isclass(obj))
+                    and obj.__module__ == module.__name__):
+                found[f"{module.__name__}.{name}"] = obj
+    return found
+
+
+# --- small valid inputs, built once -------------------------------------------------------------------
+SPECIALS = ["[PAD]", "[CLS]", "[SEP]", "[MASK]"]
+
+
+@functools.cache
+def bpe():
+    from anatomy.tokenizers.bpe import ByteLevelBPE
+    return ByteLevelBPE.train(["low lower lowest newer wider", "좋아해 싫어해"], 290, SPECIALS)
+
+
+def sentence_tokenizer():
+    from anatomy.tasks.mlm_pretraining import SentenceTokenizer
+    return SentenceTokenizer(bpe())
+
+
+def bert_config():
+    return BertConfig(vocab_size=bpe().vocab_size, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                      intermediate_size=32, max_position_embeddings=16, type_vocab_size=1, pad_token_id=0)
+
+
+@functools.cache
+def mlm():
+    from anatomy.models.masked_lm import TransformerForMaskedLM
+    torch.manual_seed(0)
+    return TransformerForMaskedLM(bert_config()).eval()
+
+
+@functools.cache
+def gpt():
+    from anatomy.models.gpt import GPT, GPTConfig
+    torch.manual_seed(0)
+    return GPT(GPTConfig(vocab_size=20, hidden_size=16, num_attention_heads=2, num_hidden_layers=2,
+                         intermediate_size=32, max_position_embeddings=16)).eval()
+
+
+@functools.cache
+def induction_model():
+    from anatomy.interpret.induction import attention_only_model
+    return attention_only_model(vocab_size=12, half=4, heads=2).eval()
+
+
+def ids(vocab=20, shape=(2, 7)):
+    return torch.randint(1, vocab, shape, generator=torch.Generator().manual_seed(0))
+
+
+def repeated():
+    from anatomy.interpret.induction import repeated_tokens
+    return repeated_tokens(2, 4, 12, torch.Generator().manual_seed(0))
+
+
+def pattern():
+    return torch.softmax(torch.randn(2, 1, 2, 9, 9, generator=torch.Generator().manual_seed(0)), -1)
+
+
+def masked_batch():
+    from anatomy.tasks.mlm_pretraining import masked_batches, pretraining_sequences
+    sequences = pretraining_sequences(sentence_tokenizer(), ["low lower lowest", "newer wider", "좋아해"], 8)
+    return next(masked_batches(sequences, sentence_tokenizer(), batch_size=2))
+
+
+def comparison():
+    return {"seeds": [0, 1, 2], "runs": {"0": {"accuracy": [0.6, 0.62, 0.61]}, "10": {"accuracy": [0.65, 0.66, 0.6]}}}
+
+
+def call(*args, **kwargs):
+    return args, kwargs
+
+
+def logit_difference_metric():
+    from anatomy.interpret.patching import logit_difference
+    return logit_difference(-1, 3, 4)
+
+
+# 'module.name' (or 'module.Class.method') -> a function returning (args, kwargs) of one valid call, or
+# (the callable, args, kwargs) for a method of an object built there.
+EXAMPLES = {
+    # 15: byte-level BPE
+    "anatomy.tokenizers.bpe_encoding.merge_by_rank": lambda: call(list("lower"), {("l", "o"): 0, ("lo", "w"): 1}),
+    "anatomy.tokenizers.bpe.ByteLevelBPE": lambda: call([bpe().id_to_token(i) for i in range(bpe().vocab_size)], bpe().merges, SPECIALS),
+    "anatomy.tokenizers.bpe.ByteLevelBPE.train": lambda: (type(bpe()).train, *call(["low lower lowest"], 260, SPECIALS)),
+    "anatomy.tokenizers.bpe.ByteLevelBPE.encode": lambda: (bpe().encode, *call("lower 좋아 [MASK]")),
+    "anatomy.tokenizers.bpe.ByteLevelBPE.decode": lambda: (bpe().decode, *call([5, 70, 280])),
+    "anatomy.tokenizers.bpe_levels.CharacterBPE": lambda: call(list("abl"), [("a", "b")]),
+    "anatomy.tokenizers.bpe_levels.CharacterBPE.train": lambda: (__import__("anatomy.tokenizers.bpe_levels").tokenizers.bpe_levels.CharacterBPE.train,
+                                                      *call(["좋아해 싫어해", "좋아"], 12)),
+    "anatomy.tokenizers.bpe_levels.readable": lambda: call(bpe(), "lower 좋아"),
+    "anatomy.tokenizers.bpe_levels.smaller": lambda: call(bpe(), 265),
+    "anatomy.tokenizers.bpe_levels.bytes_per_token": lambda: call(bpe(), ["lower", "좋아해"]),
+    "anatomy.tokenizers.bpe_training.check_special_tokens": lambda: call(SPECIALS),
+    "anatomy.tokenizers.bpe_training.check_vocab_and_merges": lambda: call(["a", "b", "ab"], [("a", "b")]),
+    "anatomy.tokenizers.bpe_training.count_words": lambda: call(["low lower", "newer"]),
+    "anatomy.tokenizers.byte_level.bytes_to_unicode": lambda: call(),
+    "anatomy.tokenizers.byte_level.split_words": lambda: call("Hi  there!"),
+    "anatomy.tokenizers.byte_level.to_byte_chars": lambda: call(" 좋"),
+    "anatomy.tokenizers.byte_level.from_byte_chars": lambda: call("Ġì¢ĭ"),
+    "anatomy.tokenizers.byte_level.pre_tokenize": lambda: call("Hi  there!"),
+    "anatomy.tokenizers.byte_level.random_text": lambda: call(random.Random(0), 10),
+    "anatomy.tokenizers.gpt2_vocab.recover_merges": lambda: call({b"a": 0, b"b": 1, b"ab": 2, b"abb": 3}),
+    # 16: masking, the masked-LM head, pre-training
+    "anatomy.models.mlm_masking.check_special_ids": lambda: call([0, 1, 2, 3]),
+    "anatomy.models.mlm_masking.mask_tokens": lambda: call(ids(), 3, 20, [0, 1, 2, 3], torch.Generator().manual_seed(0), 0.3),
+    "anatomy.models.masked_lm.bert_init_": lambda: call(torch.nn.Linear(3, 3), 0.02),
+    "anatomy.models.masked_lm.MaskedLMHead": lambda: call(bert_config(), torch.nn.Embedding(bpe().vocab_size, 16)),
+    "anatomy.models.masked_lm.TransformerForMaskedLM": lambda: call(bert_config()),
+    "anatomy.models.masked_lm.TransformerForMaskedLM.forward": lambda: (mlm(), *call(ids(bpe().vocab_size),
+                                                                              labels=torch.full((2, 7), -100).index_fill_(1, torch.tensor([2]), 7))),
+    "anatomy.models.masked_lm.MaskedLMOutput": lambda: call(torch.zeros(1, 2, 3)),
+    "anatomy.tasks.mlm_pretraining.SentenceTokenizer": lambda: call(bpe()),
+    "anatomy.tasks.mlm_pretraining.SentenceTokenizer.__call__": lambda: (sentence_tokenizer(), *call(["lower", "좋아해"], max_length=5)),
+    "anatomy.tasks.mlm_pretraining.train_tokenizer": lambda: call(["low lower lowest"], 270),
+    "anatomy.tasks.mlm_pretraining.pretraining_sequences": lambda: call(sentence_tokenizer(), ["low lower lowest newer"], 5),
+    "anatomy.tasks.mlm_pretraining.small_bert_config": lambda: call(300),
+    "anatomy.tasks.mlm_pretraining.MaskedBatch": lambda: call(ids(), torch.ones(2, 7, dtype=torch.long), ids()),
+    "anatomy.tasks.mlm_pretraining.masked_batches": lambda: call([[1, 5, 6, 2], [1, 7, 2]], sentence_tokenizer(), 2, 0),
+    "anatomy.tasks.mlm_pretraining.masked_lm_loss": lambda: call(mlm(), masked_batch()),
+    "anatomy.tasks.mlm_pretraining.unigram_entropy": lambda: call([[1, 5, 6, 2], [1, 7, 5, 2]], [0, 1, 2, 3]),
+    "anatomy.tasks.mlm_pretraining.blank_log_probs": lambda: call(mlm(), sentence_tokenizer(), "the [MASK] lower"),
+    "anatomy.tasks.mlm_pretraining.fill_in_blank": lambda: call(mlm(), sentence_tokenizer(), "the [MASK] lower", 3),
+    "anatomy.tasks.arms.mean_interval": lambda: call([0.6, 0.62, 0.65], 0.95),
+    "anatomy.tasks.arms.compare_arms": lambda: call([0.6, 0.62, 0.61], [0.65, 0.66, 0.6], 0.95),
+    "anatomy.tasks.pretraining_payoff.gain_over_random": lambda: call(comparison(), 10),
+    "anatomy.tasks.pretraining_payoff.paired_gain": lambda: call(comparison(), 10),
+    "anatomy.tasks.pretraining_payoff.classifier_from": lambda: call(bert_config(), None, 0),
+    # 17: hooks, induction, logit lens, patching
+    "anatomy.interpret.hooks.blocks": lambda: call(gpt()),
+    "anatomy.interpret.hooks.points_of": lambda: call(gpt().layers[0]),
+    "anatomy.interpret.hooks.hook_names": lambda: call(gpt()),
+    "anatomy.interpret.hooks.resolve": lambda: call(gpt(), "blocks.1.z"),
+    "anatomy.interpret.hooks.Hooks": lambda: call(gpt(), ["blocks.0.resid_post"], {"blocks.1.z": torch.zeros_like}),
+    "anatomy.interpret.induction.attention_only_model": lambda: call(12, 4, 2, 0),
+    "anatomy.interpret.induction.repeated_tokens": lambda: call(2, 4, 12, torch.Generator().manual_seed(0), torch.tensor([2, 4])),
+    "anatomy.interpret.induction.half_losses": lambda: call(torch.randn(2, 9, 12), repeated(), torch.tensor([4, 3])),
+    "anatomy.interpret.induction.previous_token_scores": lambda: call(pattern()),
+    "anatomy.interpret.induction.induction_scores": lambda: call(pattern()),
+    "anatomy.interpret.induction.ablate_heads": lambda: call([0, 1], None),
+    "anatomy.interpret.induction.head_means": lambda: call(induction_model(), repeated(), 1),
+    "anatomy.interpret.induction.in_context_gain": lambda: call(induction_model(), repeated(), None),
+    "anatomy.interpret.induction.patterns": lambda: call(induction_model(), repeated()),
+    "anatomy.interpret.logit_lens.residual_streams": lambda: call(gpt(), ids()),
+    "anatomy.interpret.logit_lens.logit_lens": lambda: call(gpt(), ids()),
+    "anatomy.interpret.logit_lens.lens_ranks": lambda: call(torch.randn(3, 2, 7, 20).log_softmax(-1), ids()),
+    "anatomy.interpret.patching.patch": lambda: call("blocks.0.resid_post", torch.zeros(2, 7, 16), 1),
+    "anatomy.interpret.patching.check_pair": lambda: call((ids(),), (ids() + 0,)),
+    "anatomy.interpret.patching.restored_fraction": lambda: call(gpt(), ["blocks.0.resid_post"], (ids(shape=(1, 5)),),
+                                                       (ids(shape=(1, 5)).flip(1),), logit_difference_metric()),
+    "anatomy.interpret.patching.logit_difference": lambda: call(-1, 3, 4, 0),
+    # 00-14: the pieces that take numbers, tensors and texts
+    "anatomy.layers.attention.scaled_dot_product_attention": lambda: call(torch.randn(2, 3, 4), torch.randn(2, 5, 4),
+                                                                   torch.randn(2, 5, 4), torch.ones(3, 5, dtype=torch.bool)),
+    "anatomy.layers.masks.causal_mask": lambda: call(3, 5),
+    "anatomy.layers.masks.padding_mask": lambda: call(torch.tensor([[1, 1, 0]])),
+    "anatomy.layers.masks.causal_padding_mask": lambda: call(torch.tensor([[1, 1, 0]])),
+    "anatomy.efficient.local_masks.local_mask": lambda: call(6, 2, True),
+    "anatomy.efficient.local_masks.strided_mask": lambda: call(6, 2, True),
+    "anatomy.layers.embeddings.sinusoidal_positions": lambda: call(8, 6, 10000.0),
+    "anatomy.layers.embeddings.position_shift_matrix": lambda: call(2, 6, 10000.0),
+    "anatomy.layers.rotary.rotary_frequencies": lambda: call(8, 10000.0),
+    "anatomy.layers.rotary.apply_rotary": lambda: call(torch.randn(1, 2, 5, 8), torch.arange(5), 10000.0),
+    "anatomy.generation.sampling.top_k_filter": lambda: call(torch.randn(2, 10), 3),
+    "anatomy.generation.sampling.top_p_filter": lambda: call(torch.randn(2, 10), 0.9),
+    "anatomy.generation.sampling.next_token_distribution": lambda: call(torch.randn(2, 10), 0.7, 5, 0.9),
+    "anatomy.generation.sampling.choose_next": lambda: call(torch.randn(2, 10), True, 0.7, 5, 0.9, torch.Generator().manual_seed(0)),
+    "anatomy.efficient.product_keys.product_key_top_k": lambda: call(torch.randn(2, 8), torch.randn(4, 4), torch.randn(4, 4), 3),
+    "anatomy.efficient.tiled_attention.tiled_attention": lambda: call(torch.randn(1, 6, 4), torch.randn(1, 6, 4), torch.randn(1, 6, 4), 2, True),
+    "anatomy.tasks.training.warmup_then_decay": lambda: call(5, 10, 100),
+    "anatomy.tasks.training.token_cross_entropy": lambda: call(torch.randn(2, 3, 5), torch.tensor([[1, 2, 0], [4, 0, 0]]), 0, 0.1),
+    "anatomy.models.vit.image_to_patches": lambda: call(torch.randn(2, 1, 8, 8), 2),
+    "anatomy.tokenizers.basic_tokenizer.normalize": lambda: call("Héllo", True),
+    "anatomy.tokenizers.basic_tokenizer.split_punctuation": lambda: call("hi!"),
+    "anatomy.efficient.local_masks.key_offsets": lambda: call(5),
+    "anatomy.layers.rotary.pairs_from_halves": lambda: call(torch.randn(8, 8), 2),
+    "anatomy.generation.sampling.check_sampling": lambda: call(0.7, 5, 0.9),
+    "anatomy.efficient.product_keys.check_top_k": lambda: call(3, 4),
+    "anatomy.efficient.product_keys.all_product_keys": lambda: call(torch.randn(4, 4), torch.randn(4, 4)),
+    "anatomy.corpora.sentiment_data.binary_label": lambda: call(1.5),
+    "anatomy.layers.config.check_divisible": lambda: call(8, 2),
+    "anatomy.tasks.dates.pad": lambda: call([[1, 2, 3], [4]], 0),
+    "anatomy.tasks.copy_task.copy_pairs": lambda: call(3, 0, (1, 5)),
+    "anatomy.tasks.dates.date_pairs": lambda: call(3, "train", 0),
+    "anatomy.layers.kv_cache.cache_memory_bytes": lambda: call(2, 4, 16, 100, 1, 2),
+    "anatomy.tasks.docstring_lm.perplexity": lambda: call(2.0),
+    "anatomy.tokenizers.wordpiece.as_id_list": lambda: call([1, 2, 3]),
+}
+
+
+def reason(text):
+    return lambda names: {name: text for name in names}
+
+
+# 'module.name' -> why the sweep does not call it (every public callable is in EXAMPLES or here).
+UNCALLABLE = {
+    **reason("a frozen record of what compare_arms computed (its fields come from compare_arms, which checks them)")([
+        "anatomy.tasks.arms.ArmComparison"]),
+    **reason("a check helper: its `name` argument is the caller's argument, which its message names (tests/test_checks.py)")([
+        "anatomy.checks.check_integer", "anatomy.checks.check_number", "anatomy.checks.check_scores",
+        "anatomy.models.mlm_masking.check_probability", "anatomy.checks.check_type", "anatomy.checks.check_tensor",
+        "anatomy.checks.check_texts", "anatomy.checks.check_vocabulary_ids", "anatomy.interpret.hooks.check_edit",
+        "anatomy.tokenizers.bpe_training.check_vocab_size"]),
+    **reason("one step of a checked caller, fed only what the caller built (ByteLevelBPE.train, mask_tokens)")([
+        "anatomy.tokenizers.bpe_training.count_pairs", "anatomy.tokenizers.bpe_training.learn_merges", "anatomy.tokenizers.bpe_training.merge_word",
+        "anatomy.models.mlm_masking.maskable_positions"]),
+    **reason("a per-character predicate (or per-tile, per-beam step) called in a loop by a caller that checks its input once")([
+        "anatomy.tokenizers.basic_tokenizer.is_whitespace", "anatomy.tokenizers.basic_tokenizer.is_control", "anatomy.tokenizers.basic_tokenizer.is_punctuation",
+        "anatomy.tokenizers.basic_tokenizer.is_cjk", "anatomy.efficient.tiled_attention.tile_positions", "anatomy.generation.beam_search.best_live_score"]),
+    **reason("the rule as notebook 15 shows it (its source is the lesson); encode uses merge_by_rank, swept")([
+        "anatomy.tokenizers.bpe.apply_merges"]),
+    **reason("Hugging Face's trainer set up for tests and notebook 15's equality cell; HF reports its own errors")([
+        "anatomy.tokenizers.bpe_reference.train_hf_byte_level_bpe", "anatomy.tokenizers.bpe_reference.train_hf_character_bpe"]),
+    **reason("a result container (dataclass or exception): its fields are filled by our own code")([
+        "anatomy.generation.beam_search.Hypothesis", "anatomy.tasks.dates.TranslationBatch", "anatomy.models.decoder.DecoderOutput",
+        "anatomy.tasks.digits.DigitsSplit", "anatomy.tasks.docstring_lm.CharCorpus", "anatomy.models.encoder.EncoderOutput",
+        "anatomy.models.gpt.CausalLMOutput", "anatomy.interpret.induction.InductionRun", "anatomy.tasks.sentiment_batches.SentimentBatch",
+        "anatomy.corpora.sentiment_data.Reviews", "anatomy.tasks.training.TrainingRun", "anatomy.models.transformer.Seq2SeqOutput",
+        "anatomy.models.vit.ImageClassifierOutput", "anatomy.checkpoints.pretrained.HubUnreachableError", "anatomy.interpret.induction.NoFeedForward",
+        "anatomy.layers.kv_cache.LayerCache"]),
+    **reason("reads or fetches files or the package index (its errors name the file and the command to run)")([
+        "anatomy.weights.bert_weights.load_config", "anatomy.weights.bert_weights.read_state_dict", "anatomy.checkpoints.checkpoint_files.read_config",
+        "anatomy.checkpoints.checkpoint_files.read_safetensors", "anatomy.checkpoints.checkpoint_files.load_weights_file",
+        "anatomy.tokenizers.gpt2_vocab.ranks_path", "anatomy.tokenizers.gpt2_vocab.fetch_gpt2_ranks", "anatomy.tokenizers.gpt2_vocab.gpt2_ranks",
+        "anatomy.tokenizers.gpt2_vocab.gpt2_tokenizer", "anatomy.corpora.korean_corpus.corpus_dir", "anatomy.corpora.korean_corpus.fetch_korean_corpus",
+        "anatomy.corpora.korean_corpus.korean_documents", "anatomy.corpora.korean_corpus.korean_lines", "anatomy.interpret.logit_lens.load_char_gpt",
+        "anatomy.interpret.logit_lens.save_char_gpt", "anatomy.checkpoints.pretrained.default_model_dir", "anatomy.checkpoints.pretrained.resolve_checkpoint",
+        "anatomy.checkpoints.pretrained.ensure_available", "anatomy.checkpoints.pretrained.checkpoint_folder", "anatomy.checkpoints.pretrained.load_pretrained",
+        "anatomy.tasks.mlm_pretraining.pretraining_texts", "anatomy.corpora.sentiment_data.data_dir", "anatomy.corpora.sentiment_data.reviews_path",
+        "anatomy.corpora.sentiment_data.fetch_reviews", "anatomy.corpora.sentiment_data.check_reviews_file",
+        "anatomy.corpora.sentiment_data.read_rated_sentences", "anatomy.corpora.sentiment_data.load_reviews", "anatomy.tasks.digits.load_digits_split",
+        "anatomy.corpora.stdlib_docstrings.stdlib_sentences", "anatomy.tasks.docstring_lm.docstring_corpus", "anatomy.display.viz.neuron_model",
+        "anatomy.display.viz.neuron_view", "anatomy.tasks.dates.all_dates"]),
+    **reason("sets up or displays a notebook (no argument to get wrong, or a figure/HTML to look at)")([
+        "anatomy.display.notebook.pick_device", "anatomy.display.notebook.seed_everything", "anatomy.display.notebook.quiet_libraries",
+        "anatomy.display.notebook.enter_the_english_folder", "anatomy.display.notebook.setup_notebook", "anatomy.display.notebook.show_source",
+        "anatomy.display.plots.attention_heatmap", "anatomy.display.plots.attention_heatmaps", "anatomy.display.plots.mask_plot",
+        "anatomy.tokenizers.bpe_levels.plot_compression", "anatomy.display.viz.head_view", "anatomy.display.viz.model_view", "anatomy.display.viz.check_layers",
+        "anatomy.display.viz.check_views", "anatomy.display.bertviz_offline.offline_html"]),
+    **reason("trains for seconds to minutes: its arguments are checked by anatomy.tasks.training.train and tests of its own")([
+        "anatomy.tasks.copy_task.train_copy", "anatomy.tasks.dates_translator.train_dates", "anatomy.tasks.digits.train_digits",
+        "anatomy.tasks.docstring_lm.train_docstring_gpt", "anatomy.tasks.mlm_pretraining.pretrain", "anatomy.tasks.training.train",
+        "anatomy.tasks.sentiment.fine_tune", "anatomy.tasks.pretraining_payoff.fine_tuned_accuracy", "anatomy.interpret.induction.train_induction", "anatomy.tasks.pretraining_payoff.compare",
+        "anatomy.tasks.linear_probe.train_probe", "anatomy.tasks.copy_task.accuracy_by_length"]),
+    **reason("converts a Hugging Face or torch model (tests/test_*_weights.py and the loader tables check these)")([
+        "anatomy.weights.gpt2_weights.gpt2_weight_names", "anatomy.weights.gpt2_weights.config_from_gpt2", "anatomy.weights.gpt2_weights.check_gpt2",
+        "anatomy.weights.gpt2_weights.gpt_from_gpt2", "anatomy.weights.llama_weights.unscaled_rope", "anatomy.weights.llama_weights.llama_fields",
+        "anatomy.weights.llama_weights.their_name", "anatomy.weights.llama_weights.llama_from_hf", "anatomy.weights.vit_weights.hf_vit_name_map",
+        "anatomy.weights.vit_weights.load_hf_vit_weights", "anatomy.weights.vit_weights.vit_from_hf", "anatomy.weights.bert_weights.encoder_name_map",
+        "anatomy.weights.bert_weights.copy_weights", "anatomy.weights.torch_reference.copy_attention", "anatomy.weights.torch_reference.copy_sublayers",
+        "anatomy.weights.torch_reference.to_torch_transformer", "anatomy.checkpoints.pretrained.check_loading_info",
+        "anatomy.tokenizers.bpe_reference.hf_merges", "anatomy.tokenizers.bpe_reference.hf_vocab", "anatomy.checkpoints.loader_checks.is_supported",
+        "anatomy.checkpoints.loader_checks.check_config_fields", "anatomy.checkpoints.loader_checks.listed", "anatomy.checkpoints.loader_checks.check_weight_names"]),
+    **reason("not yet in EXAMPLES (issue #37 follow-up: modules 00-14 built from a config, and their helpers)")([
+        "anatomy.efficient.adaptive_span.span_mask", "anatomy.efficient.adaptive_span.AdaptiveSpan", "anatomy.layers.attention.check_qkv",
+        "anatomy.generation.beam_search.beam_search", "anatomy.checks.check_device",
+        "anatomy.checks.check_labels", "anatomy.checks.check_padding_side", "anatomy.checks.check_batches",
+        "anatomy.models.classifier.TransformerForSequenceClassification", "anatomy.layers.config.require",
+        "anatomy.layers.config.from_fields", "anatomy.layers.config.check_model_sizes", "anatomy.tasks.copy_task.copy_vocabulary",
+        "anatomy.tasks.copy_task.training_batches", "anatomy.tasks.copy_task.build_model",
+        "anatomy.tasks.copy_task.build_rnn", "anatomy.tasks.dates.CharVocabulary",
+        "anatomy.tasks.dates.make_batch", "anatomy.tasks.dates_translator.dates_config", "anatomy.tasks.dates_translator.training_batches",
+        "anatomy.tasks.dates_translator.translation_loss", "anatomy.tasks.dates_translator.translate", "anatomy.tasks.dates_translator.exact_match",
+        "anatomy.models.decoder.check_memory", "anatomy.models.decoder.TransformerDecoderLayer", "anatomy.models.decoder.TransformerDecoder",
+        "anatomy.models.decoder_inputs.positions_from_padding", "anatomy.models.decoder_inputs.decoder_mask",
+        "anatomy.models.decoder_inputs.check_cache", "anatomy.models.decoder_inputs.check_decoder_call", "anatomy.tasks.digits.shift_randomly",
+        "anatomy.tasks.digits.training_batches", "anatomy.tasks.digits.logits_of", "anatomy.tasks.digits.classification_loss",
+        "anatomy.tasks.digits.accuracy", "anatomy.tasks.digits.pixel_mlp", "anatomy.tasks.docstring_lm.docstring_config",
+        "anatomy.tasks.docstring_lm.windows", "anatomy.tasks.docstring_lm.next_character_loss", "anatomy.tasks.docstring_lm.validation_loss",
+        "anatomy.tasks.docstring_lm.bigram_log_probs", "anatomy.tasks.docstring_lm.bigram_loss", "anatomy.layers.embeddings.check_token_ids",
+        "anatomy.layers.embeddings.Embeddings", "anatomy.layers.embeddings.check_even_width", "anatomy.layers.embeddings.SinusoidalEmbeddings",
+        "anatomy.layers.embeddings.LearnedPositionEmbeddings", "anatomy.models.encoder.TransformerEncoderLayer",
+        "anatomy.models.encoder.TransformerEncoder", "anatomy.layers.feedforward.check_hidden_states", "anatomy.layers.feedforward.FeedForward",
+        "anatomy.generation.greedy.check_generation", "anatomy.generation.greedy.greedy_decode", "anatomy.models.gpt.GPTConfig", "anatomy.models.gpt.GPT",
+        "anatomy.layers.gqa.GroupedQueryAttention", "anatomy.layers.kv_cache.KVCache", "anatomy.tasks.linear_probe.sentence_vectors",
+        "anatomy.models.llama.LlamaConfig", "anatomy.models.llama.LlamaBlock", "anatomy.models.llama.Llama",
+        "anatomy.tasks.lookback.LookbackConfig", "anatomy.tasks.lookback.lookback_batches", "anatomy.tasks.lookback.LookbackModel",
+        "anatomy.tasks.lookback.lookback_targets", "anatomy.tasks.lookback.lookback_loss", "anatomy.tasks.lookback.lookback_accuracy",
+        "anatomy.layers.masks.accepted_mask_shapes", "anatomy.layers.masks.check_mask", "anatomy.layers.multihead.check_attention_inputs",
+        "anatomy.layers.multihead.AttentionHead", "anatomy.layers.multihead.PerHeadMultiHeadAttention", "anatomy.layers.multihead.MultiHeadAttention",
+        "anatomy.efficient.persistent_memory.feedforward_as_attention", "anatomy.efficient.persistent_memory.PersistentMemoryAttention",
+        "anatomy.checkpoints.pretrained.looks_like_a_path", "anatomy.efficient.product_keys.check_product_keys",
+        "anatomy.efficient.product_keys.ProductKeyMemory", "anatomy.layers.rmsnorm.RMSNorm",
+        "anatomy.models.rnn_seq2seq.RNNConfig", "anatomy.models.rnn_seq2seq.AdditiveAttention", "anatomy.models.rnn_seq2seq.GRUSeq2Seq",
+        "anatomy.layers.rotary.check_rotary_inputs",
+        "anatomy.tasks.sentiment.FineTuningRecipe", "anatomy.tasks.sentiment.classification_loss", "anatomy.tasks.sentiment.sentiment_loss",
+        "anatomy.tasks.sentiment.predict_probabilities", "anatomy.tasks.sentiment.accuracy", "anatomy.tasks.sentiment.Analyser",
+        "anatomy.tasks.sentiment_batches.pad_batch", "anatomy.tasks.sentiment_batches.tokenize", "anatomy.tasks.sentiment_batches.bucketed_batches",
+        "anatomy.tasks.sentiment_batches.batches_by_length", "anatomy.corpora.sentiment_data.what_is_wrong",
+        "anatomy.layers.swiglu.SwiGLU", "anatomy.generation.text_generation.check_generate_call",
+        "anatomy.generation.text_generation.generate",
+        "anatomy.efficient.tiled_attention.online_softmax_step", "anatomy.models.transformer.check_padding", "anatomy.models.transformer.Transformer",
+        "anatomy.models.transformer_config.TransformerConfig", "anatomy.models.vit.VisionTransformerConfig", "anatomy.models.vit.PatchEmbedding",
+        "anatomy.models.vit.VisionTransformer", "anatomy.tokenizers.wordpiece.WordPieceTokenizer", "anatomy.checkpoints.checkpoint_files.unreadable"]),
+}
+
+
+# Swept callables that still break the rule, each with why it is not fixed yet: xfail(strict), so the day one
+# is fixed the sweep says to remove it from here.
+KNOWN_GAPS = {
+    name: "its source is shown in notebook " + notebook + ": a check there changes that notebook's output, so the fix "
+          "waits for the notebook's re-execution (issue #37 follow-up)"
+    for name, notebook in [("anatomy.layers.embeddings.position_shift_matrix", "02"), ("anatomy.layers.masks.causal_padding_mask", "06"),
+                           ("anatomy.tasks.training.warmup_then_decay", "07"),
+                           ("anatomy.efficient.product_keys.product_key_top_k", "13")]
+}
+
+
+# --- the rule -------------------------------------------------------------------------------------------
+@contextmanager
+def time_limit(seconds):
+    def stop(*_):
+        raise TimeoutError(f"no answer within {seconds} s (a hang, or quadratic work on a small input)")
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def none_is_documented(parameter: inspect.Parameter) -> bool:
+    return parameter.default is None or "None" in str(parameter.annotation)
+
+
+def mistakes(value, parameter):
+    """(label, wrong value) pairs for one argument whose valid value is `value`."""
+    found = [] if value is None or none_is_documented(parameter) else [("None", None)]
+    if isinstance(value, bool) or callable(value) and not isinstance(value, torch.Tensor):
+        return found
+    if isinstance(value, (list, tuple)):
+        found.append(("an empty sequence", type(value)()))
+        if value and all(isinstance(item, str) for item in value):
+            found.append(("one str for a list of str", "a text"))
+    elif isinstance(value, int):
+        found += [("0", 0), ("-1", -1), ("NaN", math.nan), ("inf", math.inf), ("a float for an int", 2.5)]
+    elif isinstance(value, float):
+        found += [("0", 0.0), ("-1", -1.0), ("NaN", math.nan), ("inf", math.inf)]
+    elif isinstance(value, torch.Tensor):
+        found += [("one dimension more", value[None]),
+                  ("the other dtype", value.long() if value.is_floating_point() else value.float())]
+    return found
+
+
+def has_nan(result, depth=0) -> bool:
+    if depth > 4:
+        return False
+    if isinstance(result, torch.Tensor):
+        return bool(result.is_floating_point() and result.isnan().any())
+    if isinstance(result, float):
+        return math.isnan(result)
+    if isinstance(result, dict):
+        return any(has_nan(item, depth + 1) for item in result.values())
+    if isinstance(result, (list, tuple)):
+        return any(has_nan(item, depth + 1) for item in result[:1000])
+    if is_dataclass(result) and not isinstance(result, type):
+        return any(has_nan(getattr(result, f.name), depth + 1) for f in fields(result))
+    return False
+
+
+def resolve(name: str):
+    module_name, _, rest = name.partition(".")
+    module = importlib.import_module(module_name)
+    parts = name.split(".")
+    for split in range(len(parts), 0, -1):
+        try:
+            module = importlib.import_module(".".join(parts[:split]))
+            break
+        except ImportError:
+            continue
+    obj = module
+    for attribute in parts[split:]:
+        obj = getattr(obj, attribute)
+    return obj
+
+
+def example(name):
+    built = EXAMPLES[name]()
+    if len(built) == 3:
+        return built
+    return resolve(name), *built
+
+
+def outcome(fn, args, kwargs, argument) -> str | None:
+    """None if the call keeps the rule, else what went wrong."""
+    try:
+        with time_limit(SECONDS_PER_CALL), torch.no_grad():
+            result = fn(*args, **kwargs)
+            if inspect.isgenerator(result):
+                result = next(result)
+    except (TypeError, ValueError) as error:
+        return None if argument in str(error) else f"{type(error).__name__} not naming {argument!r}: {str(error)[:200]}"
+    except Exception as error:  # noqa: BLE001 - the sweep reports every other kind
+        return f"{type(error).__name__} (not a TypeError or ValueError): {str(error)[:200]}"
+    return "a result holding NaN" if has_nan(result) else None
+
+
+def test_every_public_callable_has_an_example_or_a_reason():
+    found = set(public_callables())
+    missing = sorted(found - {*EXAMPLES, *UNCALLABLE})
+    assert not missing, f"public callables without a valid example call in EXAMPLES or a reason in UNCALLABLE: {missing}"
+    stale = sorted(entry for entry in {*EXAMPLES, *UNCALLABLE}
+                   if not any(entry == name or entry.startswith(name + ".") for name in found))
+    assert not stale, f"entries for callables that no longer exist: {stale}"
+    assert not set(EXAMPLES) & set(UNCALLABLE), sorted(set(EXAMPLES) & set(UNCALLABLE))
+
+
+@pytest.mark.parametrize("name", [pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=KNOWN_GAPS[name]))
+                                  if name in KNOWN_GAPS else name for name in sorted(EXAMPLES)])
+def test_each_mistake_is_refused_by_name_or_gives_a_valid_result(name):
+    fn, args, kwargs = example(name)
+    assert outcome(fn, args, kwargs, "") is None, f"the valid example call of {name} itself fails"
+    target = fn.__init__ if inspect.isclass(fn) else fn.forward if isinstance(fn, torch.nn.Module) else fn
+    signature = inspect.signature(target)
+    bound = signature.bind(*([None] if inspect.isclass(fn) and "self" in signature.parameters else []), *args, **kwargs)
+    problems = []
+    for argument, value in bound.arguments.items():
+        if argument == "self" or signature.parameters[argument].kind is inspect.Parameter.VAR_POSITIONAL:
+            continue
+        for label, wrong in mistakes(value, signature.parameters[argument]):
+            fn, args, kwargs = example(name)  # fresh: a call may change its inputs in place
+            call_bound = signature.bind(*([None] if "self" in signature.parameters and inspect.isclass(fn) else []),
+                                        *args, **kwargs)
+            call_bound.arguments[argument] = wrong
+            call_args = call_bound.args[1:] if inspect.isclass(fn) and "self" in signature.parameters else call_bound.args
+            problem = outcome(fn, call_args, call_bound.kwargs, argument)
+            if problem:
+                problems.append(f"{argument}={label}: {problem}")
+    assert not problems, f"{name}:\n  " + "\n  ".join(problems)
