@@ -2,15 +2,21 @@
 
 For a case, the parent looks up the homework's check (anatomy.homework.<hw>.check_x), replaces each
 answer name by a proxy of the child's object and runs the check's `.verdict(...)` here; the score is
-the case's share of its question's points when the verdict is None. A child that times out or dies
-costs the question it was answering (its other cases score 0 with the same message); the next
-question gets a fresh child. A cell that hangs is left out of the next child. Anything that goes
-wrong in the grader itself scores 0 and flags the submission for an instructor, never a traceback.
+the case's share of its question's points when the verdict is None. Every public case of every
+question is graded first, in children that never receive a hidden input; the hidden cases follow, in
+fresh children. So no public feedback, which shows what the student's code returned or raised, can
+carry anything of a hidden case (the hidden cases show a mistake's name only, report.py).
+A child that times out or dies costs the question it was answering (its other cases score 0 with
+the same message); the next question gets a fresh child. A cell that hangs is left out of the next
+child. The whole submission has a wall-clock limit (TOTAL, per homework) and the static review one
+of its own (static.reviewed). Anything that goes wrong in the grader itself scores 0 and flags the
+submission for an instructor, never a traceback.
 """
 from __future__ import annotations
 
 import dataclasses
 import importlib
+import math
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +27,8 @@ from anatomy_grading import sandbox, static
 from anatomy_grading.connection import Child, ChildFailed
 from anatomy_grading.proxies import Session
 
-CELL_TIMEOUT, CPU_SECONDS = 120.0, 1800
+CELL_TIMEOUT = 120.0
+TOTAL = {"08_homework_cross_attention": 300.0, "10_homework_sentiment": 900.0}  # seconds for one whole submission
 
 
 @dataclass
@@ -50,20 +57,25 @@ class Runner:
     """The child of one group, started on demand with the notebook's cells run in it."""
 
     def __init__(self, group: plans.Group, cells: list[str], result: Result, slot: int, threads: int, hide: list[Path],
-                 cell_timeout: float = CELL_TIMEOUT):
+                 cell_timeout: float = CELL_TIMEOUT, deadline: float = math.inf, total: float = 0.0,
+                 skipped: set[int] | None = None):
         self.group, self.cells, self.result, self.cell_timeout = group, cells, result, cell_timeout
+        self.deadline, self.over = deadline, f"ran past the grader's limit of {total:.0f} s for one notebook"
         self.setup = {"threads": threads, "policy": group.policy, "preload": list(group.preload),
                       "substitutes": [[m, Path(importlib.import_module(m).__file__).read_text()] for m in group.substitutes]}
-        self.confinement = sandbox.plan(hide, slot, CPU_SECONDS)
+        cpu = int(min(total or 1800.0, 3600.0) * max(1, threads))  # CPU seconds of all its threads: the wall limit's worth
+        self.confinement = sandbox.plan(hide, slot, cpu)
         self.session: Session | None = None
-        self.skipped: set[int] = set()
+        self.skipped: set[int] = set() if skipped is None else skipped  # shared by the group's children
 
     def ready(self) -> Session:
         while self.session is None:
-            child = Child(self.setup, self.confinement)
+            if time.monotonic() >= self.deadline:
+                raise ChildFailed(self.over)
+            child = Child(self.setup, self.confinement, start_timeout=min(120.0, self.deadline - time.monotonic()))
             self.result.held = self.confinement["held"] + [f"policy {self.group.policy}: {len(child.poisoned)} library "
                                                             "functions refused"]
-            session = Session(child, self.group.call_timeout)
+            session = Session(child, self.group.call_timeout, self.deadline, self.over)
             for index, source in enumerate(self.cells):
                 if index in self.skipped:
                     continue
@@ -86,55 +98,77 @@ class Runner:
             self.session = None
 
 
+def tests_of(plan: dict) -> list[dict]:
+    """One entry per case of the plan, in order, named as otter names them ("q1 - public", "q1 - hidden 1")."""
+    tests = []
+    for question, spec in plan["questions"].items():
+        hidden = 0
+        for case in spec["cases"]:
+            hidden += case["hidden"]
+            tests.append({"question": question, "name": f"{question} - " + (f"hidden {hidden}" if case["hidden"] else "public"),
+                          "max_score": spec["points"] / len(spec["cases"]), "score": 0.0, "hidden": case["hidden"],
+                          "mistake": None, "case": case})
+    return tests
+
+
+def ungraded(plan_path: Path, why: str, flag: str | None = None) -> Result:
+    """Every case at 0 with `why`: a submission the grader could not grade at all (and the flag saying so)."""
+    plan, _ = plans.load(plan_path)
+    tests = [{k: v for k, v in t.items() if k != "case"} | {"output": why} for t in tests_of(plan)]
+    return Result(tests=tests, flags=[flag] if flag else [])
+
+
 def grade(notebook: Path, plan_path: Path, slot: int = 0, threads: int = 1, hide: list[Path] = (),
-          call_timeout: float | None = None, cell_timeout: float | None = None) -> Result:
+          call_timeout: float | None = None, cell_timeout: float | None = None, total: float | None = None) -> Result:
     start, result = time.perf_counter(), Result()
     plan, homework = plans.load(plan_path)
+    total = total or TOTAL.get(plan["assignment"], 300.0)
+    deadline = time.monotonic() + total
     try:
-        cells = static.code_cells(Path(notebook))
-        zero, result.flags = static.review(cells, plan["template"], plans.question_rules(plan, homework))
+        cells, zero, result.flags = static.reviewed(Path(notebook), plan["template"], plans.question_rules(plan, homework))
     except static.NotebookError as error:
         cells, zero = [], {q: f"{error}: every question scores 0" for q in plan["questions"]}
     checks = importlib.import_module(homework.module)
-    for group in homework.groups:
-        group = group if call_timeout is None else dataclasses.replace(group, call_timeout=call_timeout)
-        hidden = hidden_paths([Path(plan_path).parent, Path(notebook).resolve().parent, *hide])
-        runner = Runner(group, cells, result, slot, threads, hidden, cell_timeout or CELL_TIMEOUT)
-        try:
-            for question in group.questions:
-                grade_question(question, plan["questions"][question], zero.get(question), runner, checks, result)
-        finally:
-            runner.close()
+    hidden = hidden_paths([Path(plan_path).parent, Path(notebook).resolve().parent, *hide])
+    tests, skipped = tests_of(plan), {}
+    for phase in (False, True):  # every public case before any hidden input reaches a child
+        for number, group in enumerate(homework.groups):
+            group = group if call_timeout is None else dataclasses.replace(group, call_timeout=call_timeout)
+            mine = [t for t in tests if t["question"] in group.questions and t["hidden"] == phase]
+            if not mine:
+                continue
+            runner = Runner(group, cells, result, slot, threads, hidden, cell_timeout or CELL_TIMEOUT, deadline, total,
+                            skipped.setdefault(number, set()))
+            try:
+                for test in mine:
+                    grade_case(test, zero, runner, checks, result)
+            finally:
+                runner.close()
+    result.tests = [{k: v for k, v in t.items() if k != "case"} for t in tests]
     result.seconds = time.perf_counter() - start
     return result
 
 
-def grade_question(question: str, spec: dict, zero: str | None, runner: Runner, checks, result: Result) -> None:
-    share = spec["points"] / len(spec["cases"])
-    hidden = 0
-    for case in spec["cases"]:
-        hidden += case["hidden"]
-        test = {"question": question, "name": f"{question} - " + (f"hidden {hidden}" if case["hidden"] else "public"),
-                "max_score": share, "score": 0.0, "hidden": case["hidden"], "mistake": None}
-        result.tests.append(test)
-        if zero is not None:
-            test["output"] = zero
-            continue
-        try:
-            session = runner.ready()
-            args = [session.answer(a["answer"]) if isinstance(a, dict) else a for a in case["args"]]
-            verdict = getattr(checks, case["check"]).verdict(*args, **case["kwargs"])
-        except ChildFailed as failure:
-            zero = f"your code {failure} while this check ran, so this question scores 0"
-            runner.close()
-            test["output"] = zero
-            continue
-        except NameError as error:
-            verdict = Feedback(f"not yet implemented: {error}")
-        except Exception as error:  # the grader's own failure: 0 for now, and a person looks at it
-            result.flags.append(f"{test['name']}: the grader failed ({type(error).__name__}: {str(error)[:200]})")
-            test["output"] = "the grader could not check this case; your instructor will look at it"
-            continue
-        test["score"] = share if verdict is None else 0.0
-        test["output"] = "passed" if verdict is None else str(verdict)
-        test["mistake"] = None if verdict is None else getattr(verdict, "name", None)
+def grade_case(test: dict, zero: dict[str, str], runner: Runner, checks, result: Result) -> None:
+    """One case: its score and output in `test`; a child that fails costs the rest of its question (`zero`)."""
+    question, case = test["question"], test["case"]
+    if question in zero:
+        test["output"] = zero[question]
+        return
+    try:
+        session = runner.ready()
+        args = [session.answer(a["answer"]) if isinstance(a, dict) else a for a in case["args"]]
+        verdict = getattr(checks, case["check"]).verdict(*args, **case["kwargs"])
+    except ChildFailed as failure:
+        zero[question] = test["output"] = f"your code {failure} while this check ran, so this question scores 0"
+        runner.close()
+        return
+    except NameError as error:
+        verdict = Feedback(f"not yet implemented: {error}")
+    except Exception as error:  # the grader's own failure: 0 for now, and a person looks at it
+        result.flags.append(f"{test['name']}: the grader failed ({type(error).__name__}: {str(error)[:200]})")
+        test["output"] = "the grader could not check this case; your instructor will look at it"
+        return
+    test["score"] = test["max_score"] if verdict is None else 0.0
+    test["output"] = "passed" if verdict is None else str(verdict)
+    test["mistake"] = None if verdict is None else getattr(verdict, "name", None)

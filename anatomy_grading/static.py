@@ -7,6 +7,8 @@
   use) and, for the whole notebook, flags for a person to review (dynamic constructs such as getattr,
   exec, importlib, gc, ctypes, threading, sys.modules, in any cell the student wrote or changed).
 A cell that is the assignment's template cell, unchanged, is not the student's and is not judged.
+- reviewed: both, in a process of its own with a time and memory limit (what the grader calls): no
+  notebook makes the grading process wait, allocate or recurse without bound.
 """
 from __future__ import annotations
 
@@ -17,6 +19,8 @@ from collections import Counter
 from pathlib import Path
 
 MAX_BYTES = 50 << 20
+MAX_CODE = 2_000_000  # characters of code: the review (and the child) take no more
+REVIEW_SECONDS, REVIEW_MEMORY = 60, 2 << 30  # the review's own process: wall and CPU seconds, address space
 LARGE_CODE = 200_000  # characters of code that may carry data or weights: flagged
 GRADER_CALL = re.compile(r"\bgrader\s*\.\s*(check|check_all|export|to_pdf|run_plugin)\s*\(")
 DYNAMIC = {"getattr", "setattr", "delattr", "globals", "vars", "locals", "eval", "exec", "compile", "__import__",
@@ -38,10 +42,17 @@ def code_cells(path: Path) -> list[str]:
         raise NotebookError(f"the notebook is {path.stat().st_size >> 20} MiB, over the grader's {MAX_BYTES >> 20} MiB")
     try:
         notebook = json.loads(path.read_bytes())
-        cells = [c for c in notebook["cells"] if c.get("cell_type") == "code"]
-        sources = ["".join(c["source"]) if isinstance(c["source"], list) else str(c["source"]) for c in cells]
-    except (ValueError, KeyError, TypeError) as error:
-        raise NotebookError(f"the file is not a Jupyter notebook ({type(error).__name__})") from None
+        cells = notebook["cells"] if isinstance(notebook, dict) else None
+        if not isinstance(cells, list) or not all(isinstance(c, dict) for c in cells):
+            raise TypeError("its cells are not a list of objects")
+        sources = [c.get("source", "") for c in cells if c.get("cell_type") == "code"]
+        if not all(isinstance(s, str) or (isinstance(s, list) and all(isinstance(x, str) for x in s)) for s in sources):
+            raise TypeError("a code cell's source is not text")
+        sources = ["".join(s) for s in sources]
+    except (ValueError, KeyError, TypeError, RecursionError) as error:
+        raise NotebookError(f"the file is not a Jupyter notebook ({type(error).__name__}: {str(error)[:80]})") from None
+    if sum(map(len, sources)) > MAX_CODE:
+        raise NotebookError(f"the notebook holds {sum(map(len, sources)):,} characters of code, over the grader's {MAX_CODE:,}")
     return [runnable(s) for s in sources if not GRADER_CALL.search(s)]
 
 
@@ -56,22 +67,29 @@ def normalized(source: str) -> str:
 
 
 def parsed(source: str) -> ast.Module | None:
+    """The cell's tree; None where CPython cannot compile it either (a syntax error, nesting too deep)."""
     try:
         return ast.parse(source)
-    except SyntaxError:
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
 
 
-def defined(node: ast.AST) -> set[str]:
-    """The module-level names a top-level statement binds (not the locals of its functions)."""
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return {node.name}
-    if isinstance(node, (ast.Import, ast.ImportFrom)):
-        return {(a.asname or a.name).split(".")[0] for a in node.names}
-    if isinstance(node, ast.Name):
-        return {node.id} if isinstance(node.ctx, ast.Store) else set()
-    return set().union(*[defined(child) for child in ast.iter_child_nodes(node)
-                         if not isinstance(child, (ast.Lambda, ast.expr_context))]) if not isinstance(node, ast.Lambda) else set()
+def defined(statement: ast.AST) -> set[str]:
+    """The module-level names a top-level statement binds (not the locals of its functions).
+    Walked with a stack, not recursion, so no nesting depth stops it."""
+    names: set[str] = set()
+    stack = [statement]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, ast.Name):
+            names |= {node.id} if isinstance(node.ctx, ast.Store) else set()
+        elif not isinstance(node, ast.Lambda):
+            stack += [c for c in ast.iter_child_nodes(node) if not isinstance(c, (ast.Lambda, ast.expr_context))]
+    return names
 
 
 def words(tree: ast.AST) -> list[str]:
@@ -103,12 +121,22 @@ def dynamic(tree: ast.AST) -> Counter:
 def answer_code(statements: list[tuple[int, ast.stmt]], symbols: set[str]) -> list[tuple[int, ast.stmt]]:
     """The student's top-level statements that define `symbols`, and those defining the names they
     use, transitively: the code a question's answer runs."""
-    chosen: list[tuple[int, ast.stmt]] = []
-    wanted = set(symbols)
-    while more := [s for s in statements if s not in chosen and defined(s[1]) & wanted]:
-        chosen += more
-        wanted |= {w for _, node in more for w in words(node)}
-    return chosen
+    definers: dict[str, list[int]] = {}
+    for k, (_, node) in enumerate(statements):
+        for name in defined(node):
+            definers.setdefault(name, []).append(k)
+    chosen: set[int] = set()
+    seen, wanted = set(), list(symbols)  # each name and each statement looked at once: linear in the code
+    while wanted:
+        name = wanted.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        for k in definers.get(name, ()):
+            if k not in chosen:
+                chosen.add(k)
+                wanted += words(statements[k][1])
+    return [statements[k] for k in sorted(chosen)]
 
 
 def review(cells: list[str], template: list[str], questions: dict[str, dict]) -> tuple[dict[str, str], list[str]]:
@@ -135,3 +163,50 @@ def review(cells: list[str], template: list[str], questions: dict[str, dict]) ->
         if hits := sorted(set(words(tree)) & GRADING_INTERNALS):
             flags.append(f"cell {i} refers to {hits[0]} (the grading code)")
     return zero, flags
+
+
+def reviewed(path: Path, template: list[str], questions: dict[str, dict]) -> tuple[list[str], dict[str, str], list[str]]:
+    """(code cells, zero, flags) of the notebook at `path`, worked out in a process of its own under
+    REVIEW_SECONDS and REVIEW_MEMORY: whatever the notebook is, the grading process only waits that
+    long and reads a bounded answer. Raises NotebookError when the review fails or runs out of time."""
+    import os
+    import resource
+    import subprocess
+    import sys
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (REVIEW_MEMORY, REVIEW_MEMORY))
+        resource.setrlimit(resource.RLIMIT_CPU, (REVIEW_SECONDS, REVIEW_SECONDS))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+    here = str(Path(__file__).resolve().parent.parent)
+    boot = f"import sys; sys.path.insert(0, {here!r}); from anatomy_grading.static import main; main()"
+    request = json.dumps({"path": str(Path(path).resolve()), "template": template, "questions": questions})
+    try:
+        done = subprocess.run([sys.executable, "-I", "-c", boot], input=request.encode(), capture_output=True,
+                              timeout=REVIEW_SECONDS, preexec_fn=limited, env={"PATH": os.environ.get("PATH", "")})
+    except subprocess.TimeoutExpired:
+        raise NotebookError(f"the grader's review of your notebook's code ran past its {REVIEW_SECONDS} s limit") from None
+    try:
+        answer = json.loads(done.stdout)
+    except ValueError:
+        answer = {"error": f"the grader's review of your notebook's code stopped (exit code {done.returncode})"}
+    if done.returncode != 0 or "error" in answer:
+        raise NotebookError(str(answer.get("error", f"the review stopped (exit code {done.returncode})")))
+    return answer["cells"], answer["zero"], answer["flags"]
+
+
+def main() -> None:
+    """The review's own process (see reviewed): a request as JSON on stdin, the answer on stdout."""
+    import sys
+
+    request = json.loads(sys.stdin.buffer.read())
+    try:
+        cells = code_cells(Path(request["path"]))
+        zero, flags = review(cells, request["template"], request["questions"])
+        answer: dict = {"cells": cells, "zero": zero, "flags": flags}
+    except NotebookError as error:
+        answer = {"error": str(error)}
+    except (RecursionError, MemoryError) as error:
+        answer = {"error": f"the grader could not review your notebook's code ({type(error).__name__})"}
+    sys.stdout.write(json.dumps(answer))
