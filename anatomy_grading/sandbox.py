@@ -138,7 +138,7 @@ def plan(hide: list[Path], slot: int, cpu_seconds: int) -> dict:
     held += [f"a uid of its own ({uid}), all of whose processes end with the child"] if root else []
     held += ["no network (network namespace)"] if "--net" in options else []
     held += ["pid and IPC namespaces"] if "--pid" in options else []
-    held += [f"mount namespace hiding {len(hidden)} paths, fresh {', '.join(fresh)}"] if mounts else []
+    held += [f"mount namespace: fresh {', '.join(fresh)}; hidden: {', '.join(hidden)}"] if mounts else []
     held += [f"NOT hidden (the interpreter needs what lies inside): {p}" for p in unhidden] if mounts else []
     return {"mounts": mounts, "hide": hidden, "keep": keep, "expose": expose, "uid": uid,
             "limits": limits, "work": "/tmp/grading" if mounts else None, "held": held, "prefix": list(options),

@@ -52,19 +52,19 @@ print("FOUND", FOUND)
 READER_Q1 = "def cross_attention_scores(q, k):\n    assert not FOUND, f'found {FOUND}'\n" \
             "    return q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))\n"
 LIMITS = {  # each would run on the machine's limits; the sandbox's stop it
-    "q1": "def cross_attention_scores(q, k):\n    hoard = torch.empty(8 << 30, dtype=torch.uint8)  # 8 GiB\n"
-          "    return q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))\n",
     "q2": "import threading\n_masked = masked_cross_attention\ndef masked_cross_attention(q, k, v, key_mask):\n"
           "    for _ in range(200):\n        threading.Thread(target=threading.Event().wait, daemon=True).start()\n"
-          "    return _masked(q, k, v, key_mask)\n"}
+          "    return _masked(q, k, v, key_mask)\n",
+    "q5": "_swap_in = swap_in\ndef swap_in(model):\n    hoard = torch.empty(8 << 30, dtype=torch.uint8)  # 8 GiB\n"
+          "    return _swap_in(model)\n"}
 CRASH = {"q2": "import os\ndef masked_cross_attention(q, k, v, key_mask):\n    os._exit(3)  # the child ends mid-call\n",
-         "q3": "import os, struct\nclass CrossAttention(CrossAttention):\n    def forward(self, x, memory, key_mask=None):\n"
-               "        for fd in range(3, 64):  # a reply announcing 1 TiB, on whichever descriptor is the reply pipe\n"
-               "            try:\n                os.write(fd, struct.pack('>4sQQ', b'AGW1', 1 << 40, 1 << 40))\n"
-               "            except OSError:\n                pass\n        return super().forward(x, memory, key_mask)\n"}
+         "q5": "import os, struct\n_swap_in = swap_in\ndef swap_in(model):\n"
+               "    for fd in range(3, 64):  # a reply announcing 1 TiB, on whichever descriptor is the reply pipe\n"
+               "        try:\n            os.write(fd, struct.pack('>4sQQ', b'AGW1', 1 << 40, 1 << 40))\n"
+               "        except OSError:\n            pass\n    return _swap_in(model)\n"}
 DEEP = ("x = " + "(" * 3000 + "1" + ")" * 3000 + "\ny = " + "+".join(["1"] * 30000) + "\n"
         + "a0 = 1\n" + "".join(f"a{i} = a{i - 1} + 1\n" for i in range(1, 5000)))
-NESTED = "def cross_attention_scores(q, k):\n    deep = []\n    for _ in range(10000):\n        deep = [deep]\n    return deep\n"
+NESTED = "def swap_in(model):\n    deep = []\n    for _ in range(10000):\n        deep = [deep]\n    return deep\n"
 
 
 def add_cell(path: Path, source: str) -> Path:
@@ -87,7 +87,7 @@ def batch(assigned, tmp_path_factory):  # noqa: F811
     (folder / "cells.ipynb").write_text(json.dumps({"cells": [1, "two", None], "nbformat": 4, "metadata": {}}))
     (folder / "twice").mkdir()
     (folder / "twice" / "cells.ipynb").write_text(json.dumps({"cells": {"not": "a list"}}))  # a second "cells"
-    add_cell(write("deep", {"q1": NESTED}), DEEP)
+    add_cell(write("deep", {"q5": NESTED}), DEEP)
     write("crash", CRASH)
     write("limits", LIMITS)
     write("a_writer", {"q1": WRITER_Q1}, after_imports=WRITE)
@@ -134,28 +134,31 @@ def test_a_notebook_named_like_a_student_inside_another_students_folder_is_repor
 def test_code_too_deep_to_parse_or_to_send_costs_only_what_it_touches(batch):
     results, out, _ = batch
     entry = by_question(results["deep"])
-    assert scores(results["deep"]) == FULL | {"q1": 0}, results["deep"]
-    assert "nested too deeply" in entry["q1"]["output"], entry["q1"]
+    assert scores(results["deep"]) == FULL | {"q5": 0}, results["deep"]
+    assert "nested too deeply" in entry["q5"]["output"], entry["q5"]
     assert "does not parse" in (out / "review.md").read_text().split("## deep")[1]
 
 
 def test_a_child_that_dies_or_forges_a_reply_costs_only_its_question(batch):
     entry = by_question(batch[0]["crash"])
-    assert scores(batch[0]["crash"]) == FULL | {"q2": 0, "q3": 0}, batch[0]["crash"]
-    assert "stopped" in entry["q2"]["output"] and "malformed reply" in entry["q3"]["output"], entry
+    assert scores(batch[0]["crash"]) == FULL | {"q2": 0, "q5": 0}, batch[0]["crash"]
+    assert "stopped" in entry["q2"]["output"] and "malformed reply" in entry["q5"]["output"], entry
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="processes are limited per uid: only a root grader gives children their own")
 def test_memory_and_processes_are_limited_well_below_the_machines(batch):
     entry = by_question(batch[0]["limits"])
-    assert scores(batch[0]["limits"]) == FULL | {"q1": 0, "q2": 0}, batch[0]["limits"]
-    assert "RuntimeError" in entry["q1"]["output"] and "thread" in entry["q2"]["output"], entry
+    assert scores(batch[0]["limits"]) == FULL | {"q2": 0, "q5": 0}, batch[0]["limits"]
+    assert "thread" in entry["q2"]["output"] and "allocate" in entry["q5"]["output"], entry
 
 
 def test_nothing_a_submission_writes_or_the_batch_holds_reaches_another(batch):
-    results, out, _ = batch
+    results, out, folder = batch
     assert scores(results["a_writer"]) == FULL, results["a_writer"]  # it wrote (its q1 checks so), in its own child
     assert scores(results["z_reader"]) == FULL, by_question(results["z_reader"])["q1"]  # and found none of it
+    held = (out / "log" / "z_reader.txt").read_text().split("\n\n")[0]
+    if "mount namespace" in held:  # the whole batch is hidden, not only the submission's own folder
+        assert re.search(re.escape(str(folder)) + r"(,|$)", held, re.M), held
 
 
 def test_a_submission_that_sleeps_is_stopped_by_its_total_limit(batch):
