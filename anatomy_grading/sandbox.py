@@ -15,6 +15,7 @@ and build folders, the batch's submissions and the output are hidden, every worl
 """
 from __future__ import annotations
 
+import ctypes
 import functools
 import json
 import os
@@ -191,11 +192,12 @@ def end_uid(uid: int | None) -> None:
                     pass
 
 
+_prctl = ctypes.CDLL(None, use_errno=True).prctl  # looked up here: a preexec_fn must not import (locks)
+
+
 def die_with_parent() -> None:
     """In the child-to-be (Popen's preexec_fn): SIGKILL when the grading process dies, however it dies."""
-    import ctypes
-
-    ctypes.CDLL(None, use_errno=True).prctl(1, 9, 0, 0, 0)  # PR_SET_PDEATHSIG, SIGKILL
+    _prctl(1, 9, 0, 0, 0)  # PR_SET_PDEATHSIG, SIGKILL
 
 
 def command(confinement: dict) -> list[str]:
