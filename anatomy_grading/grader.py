@@ -145,6 +145,8 @@ def grade(notebook: Path, plan_path: Path, slot: int = 0, threads: int = 1, hide
             finally:
                 runner.close()
     result.tests = [{k: v for k, v in t.items() if k != "case"} for t in tests]
+    result.log += ["hidden cases not passed, in full (for the instructor: the student sees 'failed' and a mistake's name):"]
+    result.log += [f"{t['name']}: {t['output']}" for t in tests if t["hidden"] and t["score"] < t["max_score"]]
     result.seconds = time.perf_counter() - start
     return result
 
