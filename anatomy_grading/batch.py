@@ -1,5 +1,5 @@
 """Grading a folder of submissions: each notebook in a worker process of its own, `jobs` at a time,
-each worker with a uid of its own for its children (where the grader runs as root: sandbox.own_uid).
+each worker with a uid of its own for its children (where the grader runs as root: uids.py).
 `python -m anatomy_grading grade` runs grade_folder; report.py writes what it found.
 
 No submission can stop the batch: a worker that dies, crashes or runs past the submission's time

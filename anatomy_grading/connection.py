@@ -22,7 +22,7 @@ from pathlib import Path
 
 import torch
 
-from anatomy_grading import sandbox, wire
+from anatomy_grading import sandbox, uids, wire
 
 SHIPPED = ("wire", "shipping", "tripwires", "poison", "stubs", "handles", "child")  # the modules the child runs, sent as source
 
@@ -47,7 +47,7 @@ class Child:
         threads = int(setup["threads"])
         self.process = subprocess.Popen(sandbox.command(confinement), stdin=subprocess.PIPE, stdout=self.log,
                                         stderr=subprocess.STDOUT, pass_fds=(reply_write,), start_new_session=True,
-                                        env=sandbox.environment(threads), cwd="/", preexec_fn=sandbox.die_with_parent)
+                                        env=sandbox.environment(threads), cwd="/", preexec_fn=uids.die_with_parent)
         os.close(reply_write)
         here = Path(__file__).parent
         boot = json.dumps({"modules": [[f"anatomy_grading.{m}", (here / f"{m}.py").read_text()] for m in SHIPPED],
@@ -123,7 +123,7 @@ class Child:
             except OSError:
                 pass
         self.replies = -1
-        sandbox.end_uid(self.uid)  # whatever it started, even outside its process group, ends with it
+        uids.end_uid(self.uid)  # whatever it started, even outside its process group, ends with it
         if self.work:
             shutil.rmtree(self.work, ignore_errors=True)
             self.work = None

@@ -2,45 +2,31 @@
 
 For a case, the parent looks up the homework's check (anatomy.homework.<hw>.check_x), replaces each
 answer name by a proxy of the child's object and runs the check's `.verdict(...)` here; the score is
-the case's share of its question's points when the verdict is None. Every public case of every
-question is graded first, in children that never receive a hidden input; the hidden cases follow, in
-fresh children. So no public feedback, which shows what the student's code returned or raised, can
-carry anything of a hidden case (the hidden cases show a mistake's name only, report.py).
+the case's share of its question's points when the verdict is None. A group's child runs every
+public case of its questions before it receives any hidden input, and each group has a fresh child,
+so no public feedback, which shows what the student's code returned or raised, can carry anything
+of a hidden case (the hidden cases show a mistake's name only, report.py).
 A child that times out or dies costs the question it was answering (its other cases score 0 with
 the same message); the next question gets a fresh child. A cell that hangs is left out of the next
 child. The whole submission has a wall-clock limit (TOTAL, per homework) and the static review one
-of its own (static.reviewed). Anything that goes wrong in the grader itself scores 0 and flags the
+of its own (review.py). Anything that goes wrong in the grader itself scores 0 and flags the
 submission for an instructor, never a traceback.
 """
 from __future__ import annotations
 
 import dataclasses
 import importlib
-import math
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from anatomy.homework.feedback import Feedback
 from anatomy_grading import plan as plans
-from anatomy_grading import sandbox, static
-from anatomy_grading.connection import Child, ChildFailed
-from anatomy_grading.proxies import Session
+from anatomy_grading import review, static
+from anatomy_grading.connection import ChildFailed
+from anatomy_grading.runner import CELL_TIMEOUT, Result, Runner
 
-CELL_TIMEOUT = 120.0
+__all__ = ["CELL_TIMEOUT", "Result", "Runner", "grade", "hidden_paths", "ungraded"]
 TOTAL = {"08_homework_cross_attention": 300.0, "10_homework_sentiment": 900.0}  # seconds for one whole submission
-
-
-@dataclass
-class Result:
-    tests: list[dict] = field(default_factory=list)
-    flags: list[str] = field(default_factory=list)
-    held: list[str] = field(default_factory=list)
-    log: list[str] = field(default_factory=list)
-    seconds: float = 0.0
-
-    def score(self, question: str | None = None) -> float:
-        return sum(t["score"] for t in self.tests if question in (None, t["question"]))
 
 
 def hidden_paths(extra: list[Path]) -> list[Path]:
@@ -51,51 +37,6 @@ def hidden_paths(extra: list[Path]) -> list[Path]:
     repo = Path(anatomy.__file__).resolve().parent.parent
     return [Path(anatomy_grading.__file__).parent, Path(anatomy.homework.__file__).parent,
             anatomy.sentiment_data.data_dir(), repo / "instructor", repo / "build", repo / "tests", *extra]
-
-
-class Runner:
-    """The child of one group, started on demand with the notebook's cells run in it."""
-
-    def __init__(self, group: plans.Group, cells: list[str], result: Result, slot: int, threads: int, hide: list[Path],
-                 cell_timeout: float = CELL_TIMEOUT, deadline: float = math.inf, total: float = 0.0,
-                 skipped: set[int] | None = None):
-        self.group, self.cells, self.result, self.cell_timeout = group, cells, result, cell_timeout
-        self.deadline, self.over = deadline, f"ran past the grader's limit of {total:.0f} s for one notebook"
-        self.setup = {"threads": threads, "policy": group.policy, "preload": list(group.preload),
-                      "substitutes": [[m, Path(importlib.import_module(m).__file__).read_text()] for m in group.substitutes]}
-        cpu = int(min(total or 1800.0, 3600.0) * max(1, threads))  # CPU seconds of all its threads: the wall limit's worth
-        self.confinement = sandbox.plan(hide, slot, cpu)
-        self.session: Session | None = None
-        self.skipped: set[int] = set() if skipped is None else skipped  # shared by the group's children
-
-    def ready(self) -> Session:
-        while self.session is None:
-            if time.monotonic() >= self.deadline:
-                raise ChildFailed(self.over)
-            child = Child(self.setup, self.confinement, start_timeout=min(120.0, self.deadline - time.monotonic()))
-            self.result.held = self.confinement["held"] + [f"policy {self.group.policy}: {len(child.poisoned)} library "
-                                                            "functions refused"]
-            session = Session(child, self.group.call_timeout, self.deadline, self.over)
-            for index, source in enumerate(self.cells):
-                if index in self.skipped:
-                    continue
-                try:
-                    session.send("exec", timeout=self.cell_timeout, source=source, index=index)
-                except ChildFailed as failure:
-                    self.result.log.append(f"cell {index} {failure}: left out of the next run")
-                    self.skipped.add(index)
-                    break
-                except Exception as error:  # the student's cell raised: as in Jupyter, the next cells still run
-                    self.result.log.append(f"cell {index} raised {type(error).__name__}: {str(error)[:200]}")
-            else:
-                self.session = session
-        return self.session
-
-    def close(self) -> None:
-        if self.session is not None:
-            self.result.log.append(f"child log ({self.group.questions}):\n{self.session.child.log_tail(4096)}")
-            self.session.child.close()
-            self.session = None
 
 
 def tests_of(plan: dict) -> list[dict]:
@@ -125,25 +66,21 @@ def grade(notebook: Path, plan_path: Path, slot: int = 0, threads: int = 1, hide
     total = total or TOTAL.get(plan["assignment"], 300.0)
     deadline = time.monotonic() + total
     try:
-        cells, zero, result.flags = static.reviewed(Path(notebook), plan["template"], plans.question_rules(plan, homework))
+        cells, zero, result.flags = review.reviewed(Path(notebook), plan["template"], plans.question_rules(plan, homework))
     except static.NotebookError as error:
         cells, zero = [], {q: f"{error}: every question scores 0" for q in plan["questions"]}
     checks = importlib.import_module(homework.module)
     hidden = hidden_paths([Path(plan_path).parent, Path(notebook).resolve().parent, *hide])
-    tests, skipped = tests_of(plan), {}
-    for phase in (False, True):  # every public case before any hidden input reaches a child
-        for number, group in enumerate(homework.groups):
-            group = group if call_timeout is None else dataclasses.replace(group, call_timeout=call_timeout)
-            mine = [t for t in tests if t["question"] in group.questions and t["hidden"] == phase]
-            if not mine:
-                continue
-            runner = Runner(group, cells, result, slot, threads, hidden, cell_timeout or CELL_TIMEOUT, deadline, total,
-                            skipped.setdefault(number, set()))
-            try:
-                for test in mine:
-                    grade_case(test, zero, runner, checks, result)
-            finally:
-                runner.close()
+    tests = tests_of(plan)
+    for group in homework.groups:  # in each child, every public case before any hidden input reaches it
+        group = group if call_timeout is None else dataclasses.replace(group, call_timeout=call_timeout)
+        mine = sorted((t for t in tests if t["question"] in group.questions), key=lambda t: t["hidden"])
+        runner = Runner(group, cells, result, slot, threads, hidden, cell_timeout or CELL_TIMEOUT, deadline, total)
+        try:
+            for test in mine:
+                grade_case(test, zero, runner, checks, result)
+        finally:
+            runner.close()
     result.tests = [{k: v for k, v in t.items() if k != "case"} for t in tests]
     result.log += ["hidden cases not passed, in full (for the instructor: the student sees 'failed' and a mistake's name):"]
     result.log += [f"{t['name']}: {t['output']}" for t in tests if t["hidden"] and t["score"] < t["max_score"]]

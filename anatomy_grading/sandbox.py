@@ -15,7 +15,6 @@ and build folders, the batch's submissions and the output are hidden, every worl
 """
 from __future__ import annotations
 
-import ctypes
 import functools
 import json
 import os
@@ -36,7 +35,6 @@ BOOT = ("import json, sys, types\n"
         "    setattr(package, name.rpartition('.')[2], module)\n"
         "sys.modules['anatomy_grading.child'].main(boot['setup'])\n")
 NAMESPACES = ["--mount", "--net", "--pid", "--ipc", "--fork", "--kill-child", "--mount-proc"]
-FIRST_UID, UIDS = 62000, 1000
 LIMITS = {"RLIMIT_CORE": 0, "RLIMIT_FSIZE": 64 << 20, "RLIMIT_NOFILE": 256, "RLIMIT_AS": 6 << 30}
 NPROC = 64  # processes and threads of the child's uid (root only: without a uid of its own it would count the user's)
 FRESH = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/dev/mqueue")  # world-writable where they exist: replaced
@@ -87,38 +85,9 @@ def needed_paths() -> tuple[Path, ...]:
     return tuple(sorted({Path(p).resolve() for p in paths if p and Path(p).is_dir()}))
 
 
-_claimed: list = []  # the open lock file of this process's uid
-
-
-@functools.lru_cache(maxsize=None)
-def own_uid(slot: int = 0) -> int | None:
-    """The uid of this process's children in `slot` (one child at a time per slot; root only, else
-    None): 62000 + the first number of UIDS whose lock file (in a root-only folder) no other grading
-    process or slot holds. Whatever that uid still runs or left behind (a grader that was killed) is
-    ended first."""
-    if os.geteuid() != 0:
-        return None
-    import fcntl
-    import tempfile
-
-    folder = Path("/run" if os.access("/run", os.W_OK) else tempfile.gettempdir()) / "anatomy-grading-uids"
-    folder.mkdir(mode=0o700, exist_ok=True)
-    for number in range(UIDS):
-        handle = open(folder / str(number), "a")
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            handle.close()
-            continue
-        _claimed.append(handle)
-        end_uid(FIRST_UID + number)
-        return FIRST_UID + number
-    raise RuntimeError(f"all {UIDS} grading uids are in use")
-
-
-def plan(hide: list[Path], slot: int, cpu_seconds: int) -> dict:
-    """The confinement part of the child's setup, and the words for what holds."""
-    options, root, uid = namespaces(), os.geteuid() == 0, own_uid(slot)
+def plan(hide: list[Path], uid: int | None, cpu_seconds: int) -> dict:
+    """The confinement part of the child's setup, and the words for what holds; `uid`: uids.own_uid's."""
+    options, root = namespaces(), os.geteuid() == 0
     mounts = "--mount" in options and os.path.isdir("/dev/shm")  # /dev/shm: a stash while /tmp is replaced
     needed = needed_paths()
     expose: dict[str, list[str]] = {}
@@ -161,43 +130,6 @@ def lock_down(hide: list[Path]) -> list[str]:
             os.chmod(blocked, os.stat(blocked).st_mode | stat.S_IXOTH)
             done.append(f"{blocked} made enterable by others")
     return done
-
-
-def end_uid(uid: int | None) -> None:
-    """Kill every process of `uid` (a forked helper drops to it and signals -1: all it may signal, not
-    itself), then, where no mount namespace gave the child fresh ones, delete what that uid left in the
-    machine's world-writable folders. Only for a uid the grader keeps for its children."""
-    if uid is None:
-        return
-    helper = os.fork()
-    if helper == 0:
-        try:
-            os.setgroups([])
-            os.setgid(uid)
-            os.setuid(uid)
-            os.kill(-1, 9)
-        finally:
-            os._exit(0)
-    os.waitpid(helper, 0)
-    if "--mount" in namespaces():
-        return
-    for top in fresh_folders():
-        for folder, dirs, files in os.walk(top, topdown=False):
-            for name in dirs + files:
-                path = os.path.join(folder, name)
-                try:
-                    if os.lstat(path).st_uid == uid:
-                        os.rmdir(path) if name in dirs and not os.path.islink(path) else os.unlink(path)
-                except OSError:
-                    pass
-
-
-_prctl = ctypes.CDLL(None, use_errno=True).prctl  # looked up here: a preexec_fn must not import (locks)
-
-
-def die_with_parent() -> None:
-    """In the child-to-be (Popen's preexec_fn): SIGKILL when the grading process dies, however it dies."""
-    _prctl(1, 9, 0, 0, 0)  # PR_SET_PDEATHSIG, SIGKILL
 
 
 def command(confinement: dict) -> list[str]:

@@ -7,8 +7,7 @@
   use) and, for the whole notebook, flags for a person to review (dynamic constructs such as getattr,
   exec, importlib, gc, ctypes, threading, sys.modules, in any cell the student wrote or changed).
 A cell that is the assignment's template cell, unchanged, is not the student's and is not judged.
-- reviewed: both, in a process of its own with a time and memory limit (what the grader calls): no
-  notebook makes the grading process wait, allocate or recurse without bound.
+review.py runs both in a process of its own, with a time and a memory limit.
 """
 from __future__ import annotations
 
@@ -18,9 +17,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
-MAX_BYTES = 50 << 20
-MAX_CODE = 2_000_000  # characters of code: the review (and the child) take no more
-REVIEW_SECONDS, REVIEW_MEMORY = 60, 2 << 30  # the review's own process: wall and CPU seconds, address space
+MAX_BYTES, MAX_CODE = 50 << 20, 2_000_000  # a notebook's bytes, its characters of code: no more is reviewed or run
 LARGE_CODE = 200_000  # characters of code that may carry data or weights: flagged
 GRADER_CALL = re.compile(r"\bgrader\s*\.\s*(check|check_all|export|to_pdf|run_plugin)\s*\(")
 DYNAMIC = {"getattr", "setattr", "delattr", "globals", "vars", "locals", "eval", "exec", "compile", "__import__",
@@ -46,9 +43,7 @@ def code_cells(path: Path) -> list[str]:
         if not isinstance(cells, list) or not all(isinstance(c, dict) for c in cells):
             raise TypeError("its cells are not a list of objects")
         sources = [c.get("source", "") for c in cells if c.get("cell_type") == "code"]
-        if not all(isinstance(s, str) or (isinstance(s, list) and all(isinstance(x, str) for x in s)) for s in sources):
-            raise TypeError("a code cell's source is not text")
-        sources = ["".join(s) for s in sources]
+        sources = [s if isinstance(s, str) else "".join(s) for s in sources]  # a list of non-text: TypeError
     except (ValueError, KeyError, TypeError, RecursionError) as error:
         raise NotebookError(f"the file is not a Jupyter notebook ({type(error).__name__}: {str(error)[:80]})") from None
     if sum(map(len, sources)) > MAX_CODE:
@@ -75,8 +70,7 @@ def parsed(source: str) -> ast.Module | None:
 
 
 def defined(statement: ast.AST) -> set[str]:
-    """The module-level names a top-level statement binds (not the locals of its functions).
-    Walked with a stack, not recursion, so no nesting depth stops it."""
+    """The module-level names a top-level statement binds (not its functions' locals); no recursion."""
     names: set[str] = set()
     stack = [statement]
     while stack:
@@ -164,49 +158,3 @@ def review(cells: list[str], template: list[str], questions: dict[str, dict]) ->
             flags.append(f"cell {i} refers to {hits[0]} (the grading code)")
     return zero, flags
 
-
-def reviewed(path: Path, template: list[str], questions: dict[str, dict]) -> tuple[list[str], dict[str, str], list[str]]:
-    """(code cells, zero, flags) of the notebook at `path`, worked out in a process of its own under
-    REVIEW_SECONDS and REVIEW_MEMORY: whatever the notebook is, the grading process only waits that
-    long and reads a bounded answer. Raises NotebookError when the review fails or runs out of time."""
-    import os
-    import resource
-    import subprocess
-    import sys
-
-    def limited() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (REVIEW_MEMORY, REVIEW_MEMORY))
-        resource.setrlimit(resource.RLIMIT_CPU, (REVIEW_SECONDS, REVIEW_SECONDS))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-
-    here = str(Path(__file__).resolve().parent.parent)
-    boot = f"import sys; sys.path.insert(0, {here!r}); from anatomy_grading.static import main; main()"
-    request = json.dumps({"path": str(Path(path).resolve()), "template": template, "questions": questions})
-    try:
-        done = subprocess.run([sys.executable, "-I", "-c", boot], input=request.encode(), capture_output=True,
-                              timeout=REVIEW_SECONDS, preexec_fn=limited, env={"PATH": os.environ.get("PATH", "")})
-    except subprocess.TimeoutExpired:
-        raise NotebookError(f"the grader's review of your notebook's code ran past its {REVIEW_SECONDS} s limit") from None
-    try:
-        answer = json.loads(done.stdout)
-    except ValueError:
-        answer = {"error": f"the grader's review of your notebook's code stopped (exit code {done.returncode})"}
-    if done.returncode != 0 or "error" in answer:
-        raise NotebookError(str(answer.get("error", f"the review stopped (exit code {done.returncode})")))
-    return answer["cells"], answer["zero"], answer["flags"]
-
-
-def main() -> None:
-    """The review's own process (see reviewed): a request as JSON on stdin, the answer on stdout."""
-    import sys
-
-    request = json.loads(sys.stdin.buffer.read())
-    try:
-        cells = code_cells(Path(request["path"]))
-        zero, flags = review(cells, request["template"], request["questions"])
-        answer: dict = {"cells": cells, "zero": zero, "flags": flags}
-    except NotebookError as error:
-        answer = {"error": str(error)}
-    except (RecursionError, MemoryError) as error:
-        answer = {"error": f"the grader could not review your notebook's code ({type(error).__name__})"}
-    sys.stdout.write(json.dumps(answer))
