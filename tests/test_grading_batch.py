@@ -21,8 +21,8 @@ import pytest
 from grading_helpers import ONE_THREAD, by_question, gradebook, submission
 from test_isolated_grading import ANSWERS, FULL, NAME, assigned  # noqa: F401  (assigned: the built homework)
 
-TOTAL = 150  # seconds per submission in this batch: the sleeper's cells run into it, the solution far from it
-SLEEP = 45  # each of the sleeper's children sleeps this long in one cell (cell limit: 60 s)
+TOTAL = 100  # seconds per submission in this batch: the sleeper's cells run into it, the solution far from it
+SLEEP = 55  # each of the sleeper's two children sleeps this long in one cell (cell limit: 60 s)
 STASH = """import builtins
 builtins.SEEN = []
 def cross_attention_scores(q, k):  # records every input it is handed (the route: hidden inputs kept for later)
