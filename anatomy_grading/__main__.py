@@ -1,6 +1,7 @@
 """Command line: grade a folder of submissions, grade on Gradescope, or write a homework's plan.
 
     python -m anatomy_grading grade -a AUTOGRADER [-o results] [-j WORKERS] SUBMISSIONS...
+    python -m anatomy_grading worker --plan PLAN --result OUT.json NOTEBOOK   (one notebook; what `grade` runs)
     python -m anatomy_grading gradescope [/autograder]       (what the autograder zip's run_autograder runs)
     python -m anatomy_grading plan MASTER STUDENT -o grading_plan.json
 
@@ -34,8 +35,31 @@ def gradescope(root: Path) -> None:
     if not notebooks:
         (results / "results.json").write_text(json.dumps({"score": 0, "output": "no .ipynb file in the submission"}))
         return
-    result = grade(notebooks[0], source / PLAN, threads=os.cpu_count() or 1, hide=[root / "submission", results])
+    try:
+        result = grade(notebooks[0], source / PLAN, threads=os.cpu_count() or 1, hide=[root / "submission", results])
+    except Exception as error:  # the grader's own failure: 0, with the reason, never a traceback for the student
+        from anatomy_grading.grader import ungraded
+        result = ungraded(source / PLAN, "the grader could not grade this notebook; your instructor will look at it",
+                          f"the grader failed: {type(error).__name__}: {str(error)[:300]}")
     (results / "results.json").write_text(json.dumps(report.gradescope(result), indent=1))
+
+
+def work(args: argparse.Namespace) -> None:
+    """One notebook graded into args.result (JSON of grader.Result); anything the grader raises is that
+    submission's 0, with the reason, never the batch's end."""
+    import dataclasses
+    import traceback
+
+    from anatomy_grading.grader import grade, ungraded
+
+    try:
+        result = grade(args.notebook, args.plan, threads=args.threads, hide=args.hide,
+                       call_timeout=args.call_timeout, cell_timeout=args.cell_timeout, total=args.total)
+    except Exception as error:
+        result = ungraded(args.plan, "the grader could not grade this notebook, so every question scores 0; your "
+                          "instructor will look at it", f"the grader failed: {type(error).__name__}: {str(error)[:300]}")
+        result.log.append(traceback.format_exc()[-4000:])
+    args.result.write_text(json.dumps(dataclasses.asdict(result)))
 
 
 def main() -> None:
@@ -47,7 +71,18 @@ def main() -> None:
     one.add_argument("-j", "--jobs", type=int, default=0, help="children at once (default: one per core)")
     one.add_argument("--call-timeout", type=float, default=None, help="seconds per call (default: the homework's)")
     one.add_argument("--cell-timeout", type=float, default=None, help="seconds per notebook cell (default: 120)")
+    one.add_argument("--total-timeout", type=float, default=None,
+                     help="seconds for one whole submission (default: the homework's, 300 or 900)")
     one.add_argument("submissions", type=Path, nargs="+")
+    worker = commands.add_parser("worker", help="grade one notebook into a result file (what `grade` runs per notebook)")
+    worker.add_argument("--plan", type=Path, required=True)
+    worker.add_argument("--result", type=Path, required=True)
+    worker.add_argument("--threads", type=int, default=1)
+    worker.add_argument("--total", type=float, default=None)
+    worker.add_argument("--call-timeout", type=float, default=None)
+    worker.add_argument("--cell-timeout", type=float, default=None)
+    worker.add_argument("--hide", type=Path, action="append", default=[])
+    worker.add_argument("notebook", type=Path)
     scope = commands.add_parser("gradescope", help="grade on Gradescope (run_autograder calls this)")
     scope.add_argument("root", type=Path, nargs="?", default=Path("/autograder"))
     plan = commands.add_parser("plan", help="write a homework's grading plan from its master")
@@ -58,7 +93,10 @@ def main() -> None:
     if args.command == "grade":
         from anatomy_grading.batch import grade_folder
 
-        grade_folder(args.autograder, args.submissions, args.out, args.jobs, args.call_timeout, args.cell_timeout)
+        grade_folder(args.autograder, args.submissions, args.out, args.jobs, args.call_timeout, args.cell_timeout,
+                     args.total_timeout)
+    elif args.command == "worker":
+        work(args)
     elif args.command == "gradescope":
         gradescope(args.root)
     else:

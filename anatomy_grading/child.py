@@ -3,7 +3,8 @@
 sandbox.py starts it as `python -I -c BOOT`; BOOT reads this module and the others it needs
 (connection.SHIPPED) as source from stdin (the child needs no read access to the grading package) and calls main(setup):
 1. confine: (as root inside its own namespaces, when it has them) hide the paths it must not read,
-   give /tmp a fresh tmpfs, enter a private working folder, set resource limits, drop to the grading uid;
+   give each world-writable folder a fresh tmpfs, enter a private working folder (its TMPDIR inside),
+   set resource limits, drop to the grading uid;
 2. prepare: import the libraries the notebook needs, apply the poisoning policy (poison.py), load
    the substitutes a check may hand back, stub `otter` and `anatomy.homework` (so the notebook's
    import cell runs), install the audit tripwires;
@@ -33,12 +34,13 @@ def confine(setup: dict) -> None:
     if setup["mounts"]:  # root in a fresh mount namespace: what the child must not see disappears
         mount = lambda *args: subprocess.run(["mount", *args], check=True, capture_output=True)  # noqa: E731
         mount("--make-rprivate", "/")
-        for path in ("/dev/shm", "/tmp"):  # fresh; what the interpreter needs under /tmp (a venv) is kept
+        fresh = sorted(setup["fresh"], key=lambda p: p != "/dev/shm")  # each world-writable folder: empty, its own;
+        for path in fresh:  # what the interpreter needs under /tmp (a venv) is kept, via a stash in the fresh /dev/shm
             stash = [f"/dev/shm/.keep{i}" for i in range(len(setup["keep"]))] if path == "/tmp" else []
             for kept, place in zip(setup["keep"], stash):
                 os.makedirs(place)
                 mount("--bind", kept, place)
-            mount("-t", "tmpfs", "-o", "size=1g,mode=1777", "tmpfs", path)
+            mount("-t", "tmpfs", "-o", "size=256m,mode=1777", "tmpfs", path)
             for kept, place in zip(setup["keep"], stash):
                 os.makedirs(kept, exist_ok=True)
                 mount("--move", place, kept)
@@ -56,19 +58,24 @@ def confine(setup: dict) -> None:
                 mount("-t", "tmpfs", "-o", "ro,size=4k,mode=0555", "hidden", path)
             elif os.path.exists(path):
                 mount("--bind", "/dev/null", path)
-    os.makedirs(setup["work"], exist_ok=True)
-    if setup["uid"] is not None:
-        os.chown(setup["work"], setup["uid"], setup["uid"])
+    temporary = os.path.join(setup["work"], ".tmp")  # its temporary files: inside its private folder
+    for folder in (setup["work"], temporary):
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        if setup["uid"] is not None:
+            os.chown(folder, setup["uid"], setup["uid"])
     os.chdir(setup["work"])
-    os.environ["HOME"] = setup["work"]
+    os.environ.update(HOME=setup["work"], TMPDIR=temporary, TMP=temporary, TEMP=temporary)
+    import tempfile
+    tempfile.tempdir = None  # torch's import asked already: forget the answer, so that TMPDIR counts
     for name, value in setup["limits"].items():
         resource.setrlimit(getattr(resource, name), (value, value))
     if setup["uid"] is not None:
         os.setgroups([])
         os.setgid(setup["uid"])
         os.setuid(setup["uid"])
-    import ctypes  # no setuid program may give the privileges back (PR_SET_NO_NEW_PRIVS)
-    ctypes.CDLL(None, use_errno=True).prctl(38, 1, 0, 0, 0)
+    import ctypes  # no setuid program may give the privileges back (PR_SET_NO_NEW_PRIVS); and dying with its
+    ctypes.CDLL(None, use_errno=True).prctl(38, 1, 0, 0, 0)  # parent (PR_SET_PDEATHSIG: a uid change cleared it)
+    ctypes.CDLL(None, use_errno=True).prctl(1, 9, 0, 0, 0)
 
 
 def prepare(setup: dict) -> list[str]:

@@ -4,7 +4,9 @@ A request is one wire frame written to the child's stdin; its reply is one frame
 of its own, so nothing the student prints can pass for a reply (prints go to a log file the parent
 owns, of which instructors see the last 64 KiB). Every reply must arrive before its deadline: a
 child that runs past it, dies, or sends a malformed frame is killed (with its whole process group,
-or its pid namespace), and the call that was waiting raises ChildFailed with a plain reason.
+its pid namespace, and every process of its uid), and the call that was waiting raises ChildFailed
+with a plain reason. A reply's lengths are checked against the reply caps before anything is read,
+and the buffers grow only with the bytes that actually arrive.
 """
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ from pathlib import Path
 
 import torch
 
-from anatomy_grading import sandbox, wire
+from anatomy_grading import sandbox, uids, wire
 
 SHIPPED = ("wire", "shipping", "tripwires", "poison", "stubs", "blocks", "reach", "handles", "child")  # the modules the child runs, sent as source
 
@@ -34,7 +36,7 @@ class ChildFailed(BaseException):
 class Child:
     def __init__(self, setup: dict, confinement: dict, start_timeout: float = 120.0) -> None:
         self.log = tempfile.TemporaryFile()
-        self.work = None
+        self.work, self.uid = None, confinement["uid"]
         if confinement["work"] is None:  # no fresh /tmp of its own: a private folder made here
             self.work = tempfile.mkdtemp(prefix="grading-")
             if confinement["uid"] is not None:
@@ -45,7 +47,7 @@ class Child:
         threads = int(setup["threads"])
         self.process = subprocess.Popen(sandbox.command(confinement), stdin=subprocess.PIPE, stdout=self.log,
                                         stderr=subprocess.STDOUT, pass_fds=(reply_write,), start_new_session=True,
-                                        env=sandbox.environment(threads), cwd="/")
+                                        env=sandbox.environment(threads), cwd="/", preexec_fn=uids.die_with_parent)
         os.close(reply_write)
         here = Path(__file__).parent
         boot = json.dumps({"modules": [[f"anatomy_grading.{m}", (here / f"{m}.py").read_text()] for m in SHIPPED],
@@ -59,37 +61,37 @@ class Child:
             raise RuntimeError(f"the grading child could not start (an instructor error): {ready['fatal']}")
         self.poisoned: list[str] = ready["poisoned"]
 
-    def request(self, message: dict, tensors: dict[str, torch.Tensor], timeout: float) -> tuple[dict, dict]:
-        deadline = time.monotonic() + timeout
+    def request(self, message: dict, tensors: dict[str, torch.Tensor], timeout: float,
+                late: str | None = None) -> tuple[dict, dict]:
+        deadline, late = time.monotonic() + timeout, late or f"did not finish within {timeout:.0f} s"
         if self.process.poll() is not None or self.process.stdin.closed:
             self.fail("stopped")
         data = memoryview(wire.pack(message, tensors))
         fd = self.process.stdin.fileno()
         while data:
             if not select.select([], [fd], [], max(0.0, deadline - time.monotonic()))[1]:
-                self.fail(f"did not finish within {timeout:.0f} s")
+                self.fail(late)
             try:
                 data = data[os.write(fd, data):]
             except (BrokenPipeError, OSError):
                 self.fail("stopped")
-        return self.receive(deadline, f"did not finish within {timeout:.0f} s")
+        return self.receive(deadline, late)
 
     def receive(self, deadline: float, late: str) -> tuple[dict, dict]:
-        def read(size: int) -> bytes:
-            chunks = []
-            while size:
+        def read(size: int) -> bytes:  # grows with what arrives, never allocated at the announced size
+            data = bytearray()
+            while len(data) < size:
                 if not select.select([self.replies], [], [], max(0.0, deadline - time.monotonic()))[0]:
                     self.fail(late)
-                chunk = os.read(self.replies, min(size, 1 << 20))
+                chunk = os.read(self.replies, min(size - len(data), 1 << 20))
                 if not chunk:
                     self.fail("stopped")
-                chunks.append(chunk)
-                size -= len(chunk)
-            return b"".join(chunks)
+                data += chunk
+            return bytes(data)
         try:
-            body, blob = wire.lengths(read(wire.HEADER.size))
+            body, blob = wire.lengths(read(wire.HEADER.size), wire.MAX_REPLY_JSON, wire.MAX_REPLY_BLOB)
             return wire.unpack(read(body), read(blob))
-        except (wire.WireError, ValueError, KeyError) as error:
+        except Exception as error:  # over the caps, not JSON, too deeply nested, a forged safetensors header...
             self.fail(f"sent a malformed reply ({type(error).__name__})")
 
     def fail(self, reason: str):
@@ -121,6 +123,7 @@ class Child:
             except OSError:
                 pass
         self.replies = -1
+        uids.end_uid(self.uid)  # whatever it started, even outside its process group, ends with it
         if self.work:
             shutil.rmtree(self.work, ignore_errors=True)
             self.work = None

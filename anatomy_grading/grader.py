@@ -2,38 +2,31 @@
 
 For a case, the parent looks up the homework's check (anatomy.homework.<hw>.check_x), replaces each
 answer name by a proxy of the child's object and runs the check's `.verdict(...)` here; the score is
-the case's share of its question's points when the verdict is None. A child that times out or dies
-costs the question it was answering (its other cases score 0 with the same message); the next
-question gets a fresh child. A cell that hangs is left out of the next child. Anything that goes
-wrong in the grader itself scores 0 and flags the submission for an instructor, never a traceback.
+the case's share of its question's points when the verdict is None. A group's child runs every
+public case of its questions before it receives any hidden input, and each group has a fresh child,
+so no public feedback, which shows what the student's code returned or raised, can carry anything
+of a hidden case (the hidden cases show a mistake's name only, report.py).
+A child that times out or dies costs the question it was answering (its other cases score 0 with
+the same message); the next question gets a fresh child. A cell that hangs is left out of the next
+child. The whole submission has a wall-clock limit (TOTAL, per homework) and the static review one
+of its own (review.py). Anything that goes wrong in the grader itself scores 0 and flags the
+submission for an instructor, never a traceback.
 """
 from __future__ import annotations
 
 import dataclasses
 import importlib
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from anatomy.homework.feedback import Feedback
 from anatomy_grading import plan as plans
-from anatomy_grading import sandbox, static
-from anatomy_grading.connection import Child, ChildFailed
-from anatomy_grading.proxies import Session
+from anatomy_grading import review, static
+from anatomy_grading.connection import ChildFailed
+from anatomy_grading.runner import CELL_TIMEOUT, Result, Runner
 
-CELL_TIMEOUT, CPU_SECONDS = 120.0, 1800
-
-
-@dataclass
-class Result:
-    tests: list[dict] = field(default_factory=list)
-    flags: list[str] = field(default_factory=list)
-    held: list[str] = field(default_factory=list)
-    log: list[str] = field(default_factory=list)
-    seconds: float = 0.0
-
-    def score(self, question: str | None = None) -> float:
-        return sum(t["score"] for t in self.tests if question in (None, t["question"]))
+__all__ = ["CELL_TIMEOUT", "Result", "Runner", "grade", "hidden_paths", "ungraded"]
+TOTAL = {"08_homework_cross_attention": 300.0, "10_homework_sentiment": 900.0}  # seconds for one whole submission
 
 
 def hidden_paths(extra: list[Path]) -> list[Path]:
@@ -46,95 +39,75 @@ def hidden_paths(extra: list[Path]) -> list[Path]:
             anatomy.corpora.sentiment_data.data_dir(), repo / "instructor", repo / "build", repo / "tests", *extra]
 
 
-class Runner:
-    """The child of one group, started on demand with the notebook's cells run in it."""
+def tests_of(plan: dict) -> list[dict]:
+    """One entry per case of the plan, in order, named as otter names them ("q1 - public", "q1 - hidden 1")."""
+    tests = []
+    for question, spec in plan["questions"].items():
+        hidden = 0
+        for case in spec["cases"]:
+            hidden += case["hidden"]
+            tests.append({"question": question, "name": f"{question} - " + (f"hidden {hidden}" if case["hidden"] else "public"),
+                          "max_score": spec["points"] / len(spec["cases"]), "score": 0.0, "hidden": case["hidden"],
+                          "mistake": None, "case": case})
+    return tests
 
-    def __init__(self, group: plans.Group, cells: list[str], result: Result, slot: int, threads: int, hide: list[Path],
-                 cell_timeout: float = CELL_TIMEOUT):
-        self.group, self.cells, self.result, self.cell_timeout = group, cells, result, cell_timeout
-        self.setup = {"threads": threads, "policy": group.policy, "preload": list(group.preload),
-                      "substitutes": [[m, Path(importlib.import_module(m).__file__).read_text()] for m in group.substitutes]}
-        self.confinement = sandbox.plan(hide, slot, CPU_SECONDS)
-        self.session: Session | None = None
-        self.skipped: set[int] = set()
 
-    def ready(self) -> Session:
-        while self.session is None:
-            child = Child(self.setup, self.confinement)
-            self.result.held = self.confinement["held"] + [f"policy {self.group.policy}: {len(child.poisoned)} library "
-                                                            "functions refused"]
-            session = Session(child, self.group.call_timeout)
-            for index, source in enumerate(self.cells):
-                if index in self.skipped:
-                    continue
-                try:
-                    session.send("exec", timeout=self.cell_timeout, source=source, index=index)
-                except ChildFailed as failure:
-                    self.result.log.append(f"cell {index} {failure}: left out of the next run")
-                    self.skipped.add(index)
-                    break
-                except Exception as error:  # the student's cell raised: as in Jupyter, the next cells still run
-                    self.result.log.append(f"cell {index} raised {type(error).__name__}: {str(error)[:200]}")
-            else:
-                self.session = session
-        return self.session
-
-    def close(self) -> None:
-        if self.session is not None:
-            self.result.log.append(f"child log ({self.group.questions}):\n{self.session.child.log_tail(4096)}")
-            self.session.child.close()
-            self.session = None
+def ungraded(plan_path: Path, why: str, flag: str | None = None) -> Result:
+    """Every case at 0 with `why`: a submission the grader could not grade at all (and the flag saying so)."""
+    plan, _ = plans.load(plan_path)
+    tests = [{k: v for k, v in t.items() if k != "case"} | {"output": why} for t in tests_of(plan)]
+    return Result(tests=tests, flags=[flag] if flag else [])
 
 
 def grade(notebook: Path, plan_path: Path, slot: int = 0, threads: int = 1, hide: list[Path] = (),
-          call_timeout: float | None = None, cell_timeout: float | None = None) -> Result:
+          call_timeout: float | None = None, cell_timeout: float | None = None, total: float | None = None) -> Result:
     start, result = time.perf_counter(), Result()
     plan, homework = plans.load(plan_path)
+    total = total or TOTAL.get(plan["assignment"], 300.0)
+    deadline = time.monotonic() + total
     try:
-        cells = static.code_cells(Path(notebook))
-        zero, result.flags = static.review(cells, plan["template"], plans.question_rules(plan, homework))
+        cells, zero, result.flags = review.reviewed(Path(notebook), plan["template"], plans.question_rules(plan, homework))
     except static.NotebookError as error:
         cells, zero = [], {q: f"{error}: every question scores 0" for q in plan["questions"]}
     checks = importlib.import_module(homework.module)
-    for group in homework.groups:
+    hidden = hidden_paths([Path(plan_path).parent, Path(notebook).resolve().parent, *hide])
+    tests = tests_of(plan)
+    for group in homework.groups:  # in each child, every public case before any hidden input reaches it
         group = group if call_timeout is None else dataclasses.replace(group, call_timeout=call_timeout)
-        hidden = hidden_paths([Path(plan_path).parent, Path(notebook).resolve().parent, *hide])
-        runner = Runner(group, cells, result, slot, threads, hidden, cell_timeout or CELL_TIMEOUT)
+        mine = sorted((t for t in tests if t["question"] in group.questions), key=lambda t: t["hidden"])
+        runner = Runner(group, cells, result, slot, threads, hidden, cell_timeout or CELL_TIMEOUT, deadline, total)
         try:
-            for question in group.questions:
-                grade_question(question, plan["questions"][question], zero.get(question), runner, checks, result)
+            for test in mine:
+                grade_case(test, zero, runner, checks, result)
         finally:
             runner.close()
+    result.tests = [{k: v for k, v in t.items() if k != "case"} for t in tests]
+    result.log += ["hidden cases not passed, in full (for the instructor: the student sees 'failed' and a mistake's name):"]
+    result.log += [f"{t['name']}: {t['output']}" for t in tests if t["hidden"] and t["score"] < t["max_score"]]
     result.seconds = time.perf_counter() - start
     return result
 
 
-def grade_question(question: str, spec: dict, zero: str | None, runner: Runner, checks, result: Result) -> None:
-    share = spec["points"] / len(spec["cases"])
-    hidden = 0
-    for case in spec["cases"]:
-        hidden += case["hidden"]
-        test = {"question": question, "name": f"{question} - " + (f"hidden {hidden}" if case["hidden"] else "public"),
-                "max_score": share, "score": 0.0, "hidden": case["hidden"], "mistake": None}
-        result.tests.append(test)
-        if zero is not None:
-            test["output"] = zero
-            continue
-        try:
-            session = runner.ready()
-            args = [session.answer(a["answer"]) if isinstance(a, dict) else a for a in case["args"]]
-            verdict = getattr(checks, case["check"]).verdict(*args, **case["kwargs"])
-        except ChildFailed as failure:
-            zero = f"your code {failure} while this check ran, so this question scores 0"
-            runner.close()
-            test["output"] = zero
-            continue
-        except NameError as error:
-            verdict = Feedback(f"not yet implemented: {error}")
-        except Exception as error:  # the grader's own failure: 0 for now, and a person looks at it
-            result.flags.append(f"{test['name']}: the grader failed ({type(error).__name__}: {str(error)[:200]})")
-            test["output"] = "the grader could not check this case; your instructor will look at it"
-            continue
-        test["score"] = share if verdict is None else 0.0
-        test["output"] = "passed" if verdict is None else str(verdict)
-        test["mistake"] = None if verdict is None else getattr(verdict, "name", None)
+def grade_case(test: dict, zero: dict[str, str], runner: Runner, checks, result: Result) -> None:
+    """One case: its score and output in `test`; a child that fails costs the rest of its question (`zero`)."""
+    question, case = test["question"], test["case"]
+    if question in zero:
+        test["output"] = zero[question]
+        return
+    try:
+        session = runner.ready()
+        args = [session.answer(a["answer"]) if isinstance(a, dict) else a for a in case["args"]]
+        verdict = getattr(checks, case["check"]).verdict(*args, **case["kwargs"])
+    except ChildFailed as failure:
+        zero[question] = test["output"] = f"your code {failure} while this check ran, so this question scores 0"
+        runner.close()
+        return
+    except NameError as error:
+        verdict = Feedback(f"not yet implemented: {error}")
+    except Exception as error:  # the grader's own failure: 0 for now, and a person looks at it
+        result.flags.append(f"{test['name']}: the grader failed ({type(error).__name__}: {str(error)[:200]})")
+        test["output"] = "the grader could not check this case; your instructor will look at it"
+        return
+    test["score"] = test["max_score"] if verdict is None else 0.0
+    test["output"] = "passed" if verdict is None else str(verdict)
+    test["mistake"] = None if verdict is None else getattr(verdict, "name", None)

@@ -11,7 +11,9 @@ something (its classes, its modes) are its own word: poisoning and the static ch
 from __future__ import annotations
 
 import builtins
+import math
 import re
+import time
 from types import MethodType, SimpleNamespace
 from typing import Any
 
@@ -42,14 +44,19 @@ def remote_error(name: str, message: str) -> BaseException:
 
 
 class Session:
-    def __init__(self, child: Child, call_timeout: float) -> None:
+    def __init__(self, child: Child, call_timeout: float, deadline: float = math.inf, over: str = "") -> None:
+        """`deadline` (time.monotonic()) ends every call, whatever its own limit; `over` says so."""
         self.child, self.call_timeout, self.proxies = child, call_timeout, {}
+        self.deadline, self.over = deadline, over or "ran past the grader's limit for one notebook"
 
     def send(self, op: str, timeout: float | None = None, **fields: Any) -> Any:
         tensors: dict = {}
         message = {"op": op, **{k: self.encode(v, tensors) if k in ("of", "args", "kwargs", "value", "index", "old", "new") else v
                                 for k, v in fields.items()}}
-        reply, received = self.child.request(message, tensors, timeout or self.call_timeout)
+        wanted, left = timeout or self.call_timeout, self.deadline - time.monotonic()
+        if left <= 0:
+            self.child.fail(self.over)
+        reply, received = self.child.request(message, tensors, min(wanted, left), None if wanted <= left else self.over)
         refused = [str(r)[:120] for r in reply.get("refused", [])]
         if refused:
             raise Feedback(f"uses {refused[0]}: {poison.KIND.get(self.kind_of(refused[0]), 'a library function the question forbids')}")

@@ -1,7 +1,9 @@
 """What grading writes: Gradescope's results.json, per-student feedback, the gradebook and the review report.
 
 Public cases show the check's full feedback; hidden cases show only "passed", or "failed" with the
-named mistake, so what leaks across submissions is a mistake's name, never a hidden input or value.
+named mistake, so what leaks across submissions is a mistake's name, never a hidden input or value;
+and the public feedback cannot carry a hidden input either, since every public case is graded in
+children that never received one (grader.py).
 """
 from __future__ import annotations
 
@@ -52,7 +54,8 @@ def write_all(results: dict[str, Result], out: Path) -> None:
             writer.writerow([student, *[f"{result.score(q):g}" for q in names], f"{result.score():g}",
                              "yes" if result.flags else "", f"{result.seconds:.1f}"])
     review = ["# Submissions to review", "", "The grader flags code it cannot judge (dynamic constructs, references to the "
-              "grading code, very large notebooks) and its own failures. A flag costs no points; read the cells named.", ""]
+              "grading code, very large notebooks), its own failures, and notebooks it could not match to one "
+              "student. A flag costs no points; read the cells named.", ""]
     for student, result in sorted(results.items()):
         (out / "feedback" / f"{student}.md").write_text(feedback(student, result))
         (out / "log" / f"{student}.txt").write_text("\n".join(result.held + [""] + result.log) + "\n")

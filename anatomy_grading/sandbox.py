@@ -1,11 +1,17 @@
 """How the child is contained, as far as this platform allows, and which of those measures held.
 
-Always: `python -I` with an environment holding no secrets, a private working folder, resource
-limits, and (proxies.py) a wall-clock limit on every call. When the grader runs as root: a uid of
-its own per worker (61000 + slot). When `unshare` works (root, or unprivileged user namespaces):
-network, pid and IPC namespaces, and a mount namespace in which the grading package, the homework
-checks, the review data, the instructor's folders and the submission are hidden, /tmp is fresh, and
-an interpreter living under an unreadable folder (e.g. /root/.pyenv) is mounted back for the child.
+Always: `python -I` with an environment holding no secrets, a private, empty working folder with
+private temporary folders (TMPDIR, TMP, TEMP), resource limits (LIMITS: memory, processes, open
+files, file size, CPU time), its own process group, and (proxies.py) a wall-clock limit on every
+call and on the whole submission. When the grader runs as root: a uid no other grading process
+uses (62000 + the first free of UIDS, held by a lock for the grading process's life; RLIMIT_NPROC
+counts per uid), every process of which is killed when a child ends (and when the uid is claimed),
+and files it left in a world-writable folder are deleted where no mount namespace replaced those. When
+`unshare` works (root, or unprivileged user namespaces): network, pid and IPC namespaces, and a
+mount namespace in which the grading package, the homework checks, the review data, the instructor's
+and build folders, the batch's submissions and the output are hidden, every world-writable folder
+(FRESH) is an empty tmpfs of its own, and an interpreter living under an unreadable folder (e.g.
+/root/.pyenv) is mounted back for the child.
 """
 from __future__ import annotations
 
@@ -29,8 +35,14 @@ BOOT = ("import json, sys, types\n"
         "    setattr(package, name.rpartition('.')[2], module)\n"
         "sys.modules['anatomy_grading.child'].main(boot['setup'])\n")
 NAMESPACES = ["--mount", "--net", "--pid", "--ipc", "--fork", "--kill-child", "--mount-proc"]
-FIRST_UID = 61000
-LIMITS = {"RLIMIT_CORE": 0, "RLIMIT_FSIZE": 64 << 20, "RLIMIT_NOFILE": 1024, "RLIMIT_AS": 24 << 30}
+LIMITS = {"RLIMIT_CORE": 0, "RLIMIT_FSIZE": 64 << 20, "RLIMIT_NOFILE": 256, "RLIMIT_AS": 6 << 30}
+NPROC = 64  # processes and threads of the child's uid (root only: without a uid of its own it would count the user's)
+FRESH = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/dev/mqueue")  # world-writable where they exist: replaced
+
+
+def fresh_folders() -> list[str]:
+    """The world-writable folders of FRESH on this machine (each gets an empty tmpfs in the child)."""
+    return [p for p in FRESH if os.path.isdir(p) and not os.path.islink(p) and os.stat(p).st_mode & stat.S_IWOTH]
 
 
 @functools.lru_cache(maxsize=1)
@@ -73,8 +85,8 @@ def needed_paths() -> tuple[Path, ...]:
     return tuple(sorted({Path(p).resolve() for p in paths if p and Path(p).is_dir()}))
 
 
-def plan(hide: list[Path], slot: int, cpu_seconds: int) -> dict:
-    """The confinement part of the child's setup, and the words for what holds."""
+def plan(hide: list[Path], uid: int | None, cpu_seconds: int) -> dict:
+    """The confinement part of the child's setup, and the words for what holds; `uid`: uids.own_uid's."""
     options, root = namespaces(), os.geteuid() == 0
     mounts = "--mount" in options and os.path.isdir("/dev/shm")  # /dev/shm: a stash while /tmp is replaced
     needed = needed_paths()
@@ -86,14 +98,21 @@ def plan(hide: list[Path], slot: int, cpu_seconds: int) -> dict:
     hidden = [str(p) for p in hide if p.exists() and not any(n == p or p in n.parents for n in needed)]
     tmp = [p for p in needed if Path("/tmp") in p.parents]  # e.g. a venv under /tmp: kept in the fresh /tmp
     keep = [str(p) for p in tmp if not any(n in p.parents for n in tmp)]
-    held = ["environment without secrets", "private working folder", "resource limits", "wall-clock limit per call"]
-    held += [f"its own uid ({FIRST_UID + slot})"] if root else []
+    fresh = fresh_folders() if mounts else []
+    unhidden = [str(p) for p in hide if p.exists() and str(p) not in hidden]
+    limits = LIMITS | {"RLIMIT_CPU": cpu_seconds} | ({"RLIMIT_NPROC": NPROC} if root else {})
+    held = ["environment without secrets", "private working and temporary folders", "its own process group",
+            "limits: " + ", ".join(f"{k.removeprefix('RLIMIT_').lower()} {v >> 20} MiB" if k in ("RLIMIT_AS", "RLIMIT_FSIZE")
+                                   else f"{k.removeprefix('RLIMIT_').lower()} {v}" for k, v in limits.items()),
+            "wall-clock limits per call and per submission"]
+    held += [f"a uid of its own ({uid}), all of whose processes end with the child"] if root else []
     held += ["no network (network namespace)"] if "--net" in options else []
     held += ["pid and IPC namespaces"] if "--pid" in options else []
-    held += [f"mount namespace hiding {len(hidden)} paths, fresh /tmp"] if mounts else []
-    limits = LIMITS | {"RLIMIT_CPU": cpu_seconds} | ({"RLIMIT_NPROC": 512} if root else {})
-    return {"mounts": mounts, "hide": hidden, "keep": keep, "expose": expose, "uid": FIRST_UID + slot if root else None,
-            "limits": limits, "work": "/tmp/grading" if mounts else None, "held": held, "prefix": list(options)}
+    held += [f"mount namespace: fresh {', '.join(fresh)}; hidden: {', '.join(hidden)}"] if mounts else []
+    held += [f"NOT hidden (the interpreter needs what lies inside): {p}" for p in unhidden] if mounts else []
+    return {"mounts": mounts, "hide": hidden, "keep": keep, "expose": expose, "uid": uid,
+            "limits": limits, "work": "/tmp/grading" if mounts else None, "held": held, "prefix": list(options),
+            "fresh": fresh}
 
 
 def lock_down(hide: list[Path]) -> list[str]:

@@ -7,6 +7,7 @@
   use) and, for the whole notebook, flags for a person to review (dynamic constructs such as getattr,
   exec, importlib, gc, ctypes, threading, sys.modules, in any cell the student wrote or changed).
 A cell that is the assignment's template cell, unchanged, is not the student's and is not judged.
+review.py runs both in a process of its own, with a time and a memory limit.
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
-MAX_BYTES = 50 << 20
+MAX_BYTES, MAX_CODE = 50 << 20, 2_000_000  # a notebook's bytes, its characters of code: no more is reviewed or run
 LARGE_CODE = 200_000  # characters of code that may carry data or weights: flagged
 GRADER_CALL = re.compile(r"\bgrader\s*\.\s*(check|check_all|export|to_pdf|run_plugin)\s*\(")
 DYNAMIC = {"getattr", "setattr", "delattr", "globals", "vars", "locals", "eval", "exec", "compile", "__import__",
@@ -38,10 +39,15 @@ def code_cells(path: Path) -> list[str]:
         raise NotebookError(f"the notebook is {path.stat().st_size >> 20} MiB, over the grader's {MAX_BYTES >> 20} MiB")
     try:
         notebook = json.loads(path.read_bytes())
-        cells = [c for c in notebook["cells"] if c.get("cell_type") == "code"]
-        sources = ["".join(c["source"]) if isinstance(c["source"], list) else str(c["source"]) for c in cells]
-    except (ValueError, KeyError, TypeError) as error:
-        raise NotebookError(f"the file is not a Jupyter notebook ({type(error).__name__})") from None
+        cells = notebook["cells"] if isinstance(notebook, dict) else None
+        if not isinstance(cells, list) or not all(isinstance(c, dict) for c in cells):
+            raise TypeError("its cells are not a list of objects")
+        sources = [c.get("source", "") for c in cells if c.get("cell_type") == "code"]
+        sources = [s if isinstance(s, str) else "".join(s) for s in sources]  # a list of non-text: TypeError
+    except (ValueError, KeyError, TypeError, RecursionError) as error:
+        raise NotebookError(f"the file is not a Jupyter notebook ({type(error).__name__}: {str(error)[:80]})") from None
+    if sum(map(len, sources)) > MAX_CODE:
+        raise NotebookError(f"the notebook holds {sum(map(len, sources)):,} characters of code, over the grader's {MAX_CODE:,}")
     return [runnable(s) for s in sources if not GRADER_CALL.search(s)]
 
 
@@ -56,22 +62,28 @@ def normalized(source: str) -> str:
 
 
 def parsed(source: str) -> ast.Module | None:
+    """The cell's tree; None where CPython cannot compile it either (a syntax error, nesting too deep)."""
     try:
         return ast.parse(source)
-    except SyntaxError:
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
 
 
-def defined(node: ast.AST) -> set[str]:
-    """The module-level names a top-level statement binds (not the locals of its functions)."""
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return {node.name}
-    if isinstance(node, (ast.Import, ast.ImportFrom)):
-        return {(a.asname or a.name).split(".")[0] for a in node.names}
-    if isinstance(node, ast.Name):
-        return {node.id} if isinstance(node.ctx, ast.Store) else set()
-    return set().union(*[defined(child) for child in ast.iter_child_nodes(node)
-                         if not isinstance(child, (ast.Lambda, ast.expr_context))]) if not isinstance(node, ast.Lambda) else set()
+def defined(statement: ast.AST) -> set[str]:
+    """The module-level names a top-level statement binds (not its functions' locals); no recursion."""
+    names: set[str] = set()
+    stack = [statement]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, ast.Name):
+            names |= {node.id} if isinstance(node.ctx, ast.Store) else set()
+        elif not isinstance(node, ast.Lambda):
+            stack += [c for c in ast.iter_child_nodes(node) if not isinstance(c, (ast.Lambda, ast.expr_context))]
+    return names
 
 
 def words(tree: ast.AST) -> list[str]:
@@ -103,12 +115,22 @@ def dynamic(tree: ast.AST) -> Counter:
 def answer_code(statements: list[tuple[int, ast.stmt]], symbols: set[str]) -> list[tuple[int, ast.stmt]]:
     """The student's top-level statements that define `symbols`, and those defining the names they
     use, transitively: the code a question's answer runs."""
-    chosen: list[tuple[int, ast.stmt]] = []
-    wanted = set(symbols)
-    while more := [s for s in statements if s not in chosen and defined(s[1]) & wanted]:
-        chosen += more
-        wanted |= {w for _, node in more for w in words(node)}
-    return chosen
+    definers: dict[str, list[int]] = {}
+    for k, (_, node) in enumerate(statements):
+        for name in defined(node):
+            definers.setdefault(name, []).append(k)
+    chosen: set[int] = set()
+    seen, wanted = set(), list(symbols)  # each name and each statement looked at once: linear in the code
+    while wanted:
+        name = wanted.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        for k in definers.get(name, ()):
+            if k not in chosen:
+                chosen.add(k)
+                wanted += words(statements[k][1])
+    return [statements[k] for k in sorted(chosen)]
 
 
 def review(cells: list[str], template: list[str], questions: dict[str, dict]) -> tuple[dict[str, str], list[str]]:
@@ -135,3 +157,4 @@ def review(cells: list[str], template: list[str], questions: dict[str, dict]) ->
         if hits := sorted(set(words(tree)) & GRADING_INTERNALS):
             flags.append(f"cell {i} refers to {hits[0]} (the grading code)")
     return zero, flags
+

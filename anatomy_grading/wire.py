@@ -26,9 +26,9 @@ from safetensors.torch import save as save_tensors
 MAGIC = b"AGW1"
 HEADER = struct.Struct(">4sQQ")
 MAX_JSON, MAX_BLOB, MAX_DEPTH = 16 << 20, 768 << 20, 40
-ALLOWED_DATA = ("anatomy.tasks.sentiment_batches.SentimentBatch", "anatomy.models.encoder.EncoderOutput",
-                "anatomy.models.decoder.DecoderOutput", "anatomy.models.transformer.Seq2SeqOutput",
-                "anatomy.tasks.training.TrainingRun",
+MAX_REPLY_JSON, MAX_REPLY_BLOB = 8 << 20, 256 << 20  # what the parent reads from a child (homework 2's weights: 90 MB)
+ALLOWED_DATA = ("anatomy.tasks.sentiment_batches.SentimentBatch", "anatomy.models.encoder.EncoderOutput", "anatomy.models.decoder.DecoderOutput",
+                "anatomy.models.transformer.Seq2SeqOutput", "anatomy.tasks.training.TrainingRun",
                 "anatomy.models.transformer_config.TransformerConfig")
 
 
@@ -44,10 +44,10 @@ def pack(message: dict, tensors: dict[str, torch.Tensor]) -> bytes:
     return HEADER.pack(MAGIC, len(body), len(blob)) + body + blob
 
 
-def lengths(prefix: bytes) -> tuple[int, int]:
+def lengths(prefix: bytes, max_json: int = MAX_JSON, max_blob: int = MAX_BLOB) -> tuple[int, int]:
     """The JSON and blob lengths a frame's first HEADER.size bytes announce (checked against the caps)."""
     magic, body, blob = HEADER.unpack(prefix)
-    if magic != MAGIC or body > MAX_JSON or blob > MAX_BLOB:
+    if magic != MAGIC or body > max_json or blob > max_blob:
         raise WireError(f"not a grading frame, or over the limits ({body} + {blob} bytes)")
     return body, blob
 
