@@ -264,11 +264,15 @@ assert accuracy >= 0.98, f"exact match {accuracy:.1%} is below the 98% target"
 # training day, seen in all ten formats; check with `date(1999, 12, 31) in held_out_days`.)
 
 # %%
+# NBVAL_IGNORE_OUTPUT
+# not compared: translations by a model trained on this CPU (the assert checks that it gets them right)
 unseen = held_out_days[::500][:7]
 assert all(day in held_out_days and day not in train_days for day in unseen)
 mine = [write(day) for day, write in zip(unseen, FORMATS.values())]
-for text, translation, day in zip(mine, translate(model, mine, vocab), unseen):
+translations = translate(model, mine, vocab)
+for text, translation, day in zip(mine, translations, unseen):
     print(f"{text:<28} → {translation}   {'✓' if translation == day.isoformat() else '✗ ' + day.isoformat()}")
+assert sum(t == day.isoformat() for t, day in zip(translations, unseen)) >= 6, "a 98 % model gets these seven right"
 
 # %% [markdown]
 # **Saved for later.** `save_pretrained` writes the weights as safetensors (with the shared

@@ -222,6 +222,8 @@ del reference, twin
 # the last line prints its 95 % interval (±1.96 standard errors of a share).
 
 # %%
+# NBVAL_IGNORE_OUTPUT
+# not compared: accuracies of probes trained on this CPU (the asserts check the lesson)
 frozen = anatomy.TransformerEncoder.from_pretrained().to(device)
 train_vectors = sentence_vectors(frozen, tokenizer, train_reviews.texts, recipe.max_length)  # {"cls", "mean"}: (8057, D)
 test_vectors = sentence_vectors(frozen, tokenizer, test_reviews.texts, recipe.max_length)
@@ -254,6 +256,7 @@ by_draw = compare_arms(probes["cls"], probes["mean"])  # paired: each draw (and 
 print(f"mean minus [CLS], draw by draw: {by_draw.describe(higher='the mean is better', lower='[CLS] is better', over='draws')}; "
       f"a test accuracy near 75 % is known to ±{100 * interval(0.75):.1f} points")
 assert min(probes["mean"]) > max(probes["cls"]) and by_draw.shown  # on every draw, the mean is the better summary
+assert all(0.6 < a < 0.85 for a in probes["cls"] + probes["mean"]), "a straight line on frozen vectors: well above chance"
 results = {"linear probe, frozen [CLS]": probes["cls"][0], "linear probe, frozen mean": probes["mean"][0]}
 
 # %% [markdown]
@@ -285,8 +288,11 @@ anatomy.seed_everything(0)
 run = fine_tune(model, tokenizer, subset, subset_recipe, loss_fn=loss_and_accuracy)
 
 # %%
+# NBVAL_IGNORE_OUTPUT
+# not compared: the test accuracy of a model fine-tuned on this CPU (asserted here and in section 7)
 results["full fine-tuning"] = accuracy(model, tokenizer, test_reviews, recipe.max_length)
 print(f"{len(run.losses)} steps; fine-tuned: {results['full fine-tuning']:.1%} test accuracy")
+assert results["full fine-tuning"] > 0.78, "one epoch of fine-tuning reaches about 83 % on the test split"
 
 
 def smooth(values, width=10):
@@ -315,6 +321,8 @@ scratch = anatomy.TransformerForSequenceClassification(model.config).to(device)
 scratch_run = fine_tune(scratch, tokenizer, subset, subset_recipe)
 
 # %%
+# NBVAL_IGNORE_OUTPUT
+# not compared: accuracies of models trained on this CPU (the asserts below check every gap)
 results["from random init"] = accuracy(scratch, tokenizer, test_reviews, recipe.max_length)
 fig, ax = plt.subplots(figsize=(7, 2.8))
 ax.barh(list(results), [100 * a for a in results.values()], xerr=[100 * interval(a) for a in results.values()],
@@ -355,10 +363,13 @@ assert min(probes["cls"]) - interval(min(probes["cls"])) > results["from random 
 # that it is positive out.
 
 # %%
+# NBVAL_IGNORE_OUTPUT
+# not compared: probabilities from a model fine-tuned on this CPU (the assert checks the clear cases)
 analyser = Analyser(model, tokenizer)
 for sentence in ["A warm, funny and beautifully acted film.", "Two hours of my life I will never get back.",
                  "The plot is thin, but the actors make it worth watching.", "Not bad at all."]:
     print(f"P(positive) = {analyser(sentence):.2f}   {sentence}")
+assert analyser("A warm, funny and beautifully acted film.") > 0.5 > analyser("Two hours of my life I will never get back.")
 
 # %% [markdown]
 # "Not bad at all" is praise, but a model trained briefly on a few thousand sentences leans on
@@ -368,6 +379,8 @@ for sentence in ["A warm, funny and beautifully acted film.", "Two hours of my l
 # The most confident mistakes on the test split, with the raters' mean score:
 
 # %%
+# NBVAL_IGNORE_OUTPUT
+# not compared: the mistakes of a model fine-tuned on this CPU (the assert checks the lesson)
 probabilities = predict_probabilities(model, tokenizer, test_reviews.texts, recipe.max_length)[:, 1]
 labels = torch.tensor(test_reviews.labels)
 wrong = ((probabilities > 0.5).long() != labels).nonzero().flatten()
@@ -378,6 +391,7 @@ strength = torch.tensor(test_reviews.ratings).abs()
 is_wrong = torch.zeros(len(labels), dtype=torch.bool)
 is_wrong[wrong] = True
 print(f"\nmean |rating| of the mistakes {strength[is_wrong].mean():.2f}, of the rest {strength[~is_wrong].mean():.2f}")
+assert strength[is_wrong].mean() < strength[~is_wrong].mean(), "the mistakes are the sentences raters found milder"
 
 # %% [markdown]
 # Many mistakes are sentences whose raters were themselves lukewarm (a smaller mean |rating|), or
@@ -391,7 +405,10 @@ print(f"\nmean |rating| of the mistakes {strength[is_wrong].mean():.2f}, of the 
 # layer (12 heads averaged), before and after fine-tuning?
 
 # %%
+# NBVAL_IGNORE_OUTPUT
+# not compared: attention of a model fine-tuned on this CPU (the assert checks the lesson)
 examples = ["a dull, lifeless and predictable film", "a sharp, funny and touching film"]
+on_words = []  # (before, after) share of [CLS]'s attention on the sentence's words, per example
 fig, axes = plt.subplots(len(examples), 1, figsize=(8, 2.2 * len(examples)))
 for ax, sentence in zip(axes, examples):
     batch = tokenizer(sentence, return_tensors="pt").to(device)
@@ -402,6 +419,7 @@ for ax, sentence in zip(axes, examples):
             rows.append(attentions[-1][0, :, 0].mean(0).cpu())  # (T,): [CLS]'s row, heads averaged
     image = ax.imshow(torch.stack(rows), cmap="Blues", vmin=0, vmax=1, aspect="auto")
     tokens = tokenizer.convert_ids_to_tokens(batch.input_ids[0])
+    on_words.append([row[1:-1].sum().item() for row in rows])
     for when, row in zip(("before", "after"), rows):
         words = row[1:-1]  # the sentence's own tokens, without [CLS] and [SEP]
         print(f"{when:<6} on [CLS] itself {row[0]:.2f}, on [SEP] {row[-1]:.2f}, on the words {words.sum():.2f} "
@@ -412,6 +430,7 @@ for ax, sentence in zip(axes, examples):
 axes[0].set_title("last layer: how much [CLS] attends to each token")
 plt.tight_layout()
 plt.show()
+assert all(after > before + 0.1 for before, after in on_words), "fine-tuned, [CLS] reads the words more"
 
 # %% [markdown]
 # Before fine-tuning, `[CLS]` in the last layer keeps almost half of its attention on itself (0.45

@@ -48,3 +48,65 @@ def test_the_portable_settings_change_the_last_bits_of_most_operations():
 
 def test_the_same_settings_give_the_same_bits():
     assert digests({}) == digests({})
+
+
+# `make test-portable` also nudges every optimizer step in a notebook kernel (tools/portable/sitecustomize.py),
+# so that a cell comparing the digits of a trained model's figures fails here as on another CPU.
+PORTABLE_SITE = MAKEFILE.parent / "tools" / "portable" / "sitecustomize.py"
+
+
+def portable_site():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("portable_sitecustomize", PORTABLE_SITE)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # not a kernel: imports nothing, installs nothing
+    return module
+
+
+def trained_weights() -> torch.Tensor:
+    """The weights after a seeded 40-step Adam run, as a notebook's training loop takes it; asserts that the
+    embedding rows 5-9, which no input uses, did not move."""
+    generator = torch.Generator().manual_seed(0)
+    ids, y = torch.randint(0, 5, (64,), generator=generator), torch.randn(64, 4, generator=generator)
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Embedding(10, 16), torch.nn.Linear(16, 32), torch.nn.GELU(), torch.nn.Linear(32, 4))
+    unused_before = model[0].weight[5:].detach().clone()
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+    for _ in range(40):
+        optimizer.zero_grad()
+        torch.nn.functional.mse_loss(model(ids), y).backward()
+        optimizer.step()
+    assert torch.equal(model[0].weight[5:], unused_before), "rows without a gradient must not move (Adam leaves them)"
+    return torch.cat([p.detach().flatten() for p in model.parameters()])
+
+
+def test_the_training_nudge_changes_the_trained_bits_but_keeps_runs_reproducible():
+    plain = trained_weights()
+    handle = portable_site().install(1e-6)
+    try:
+        nudged, again = trained_weights(), trained_weights()  # each asserts that unused rows stay put
+    finally:
+        handle.remove()
+    assert torch.equal(nudged, again), "the nudge depends only on the weights: the same seed gives the same bits"
+    assert (nudged != plain).float().mean() > 0.5, "most trained weights should differ in their last bits"
+    assert (nudged - plain).abs().max() < 1e-3, "but only by float noise, not by another training"
+    assert torch.equal(trained_weights(), plain), "removed, the nudge leaves training as it was"
+
+
+def test_only_notebook_kernels_are_nudged():
+    site = portable_site()
+    assert site.in_kernel(["/venv/bin/python", "-m", "ipykernel_launcher", "-f", "/tmp/kernel.json"])
+    assert not site.in_kernel(["/venv/bin/python", "-m", "pytest", "tests"])
+    env = os.environ | {site.SCALE_VARIABLE: "1e-6", "PYTHONPATH": str(PORTABLE_SITE.parent)}
+    loaded = subprocess.run([sys.executable, "-c", "import sys; print('sitecustomize' in sys.modules, 'torch' in sys.modules)"],
+                            env=env, capture_output=True, text=True, check=True).stdout.split()
+    assert loaded == ["True", "False"], "outside a kernel the nudge is found but imports and changes nothing"
+
+
+def test_make_test_portable_nudges_training():
+    text = MAKEFILE.read_text()
+    training = re.search(r"^PORTABLE_TRAINING := (.+)$", text, re.MULTILINE)
+    assert training and "ANATOMY_FLOAT_JITTER=" in training.group(1) and "tools/portable" in training.group(1)
+    recipe = re.search(r"^test-portable:.*\n\t(.+)$", text, re.MULTILINE).group(1)
+    assert "$(PORTABLE)" in recipe and "$(PORTABLE_TRAINING)" in recipe

@@ -1,0 +1,56 @@
+"""`make install` (tools/install_lock.sh) installs the lock with uv where it can and with pip where it cannot,
+and `make test` shows where its time goes. The installers are stand-ins that log their arguments: the real
+installs are timed by benchmarks/install_time.py (`make bench-install`), not here."""
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPT = ROOT / "tools" / "install_lock.sh"
+PIP_CONFIG = "global.find-links='/opt/wheels'\nglobal.extra-index-url='https://example.org/simple file:///no/such/index'\n"
+
+
+def stand_in(path: Path, log: Path, stdout: str = "") -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"#!/bin/bash\necho \"$(basename $0) $*\" >> {log}\n"
+                    f"if [ \"$*\" = '-m pip config list' ]; then printf %s \"{stdout}\"; fi\n")
+    path.chmod(0o755)
+
+
+def run(tmp_path: Path, installer: str, uv_on_path: bool) -> list[str]:
+    log, venv, bin_dir = tmp_path / "log", tmp_path / "venv", tmp_path / "bin"
+    stand_in(venv / "bin" / "python", log, PIP_CONFIG)
+    if uv_on_path:
+        stand_in(bin_dir / "uv", log)
+    path = os.pathsep.join([str(bin_dir)] + [p for p in os.environ["PATH"].split(os.pathsep) if not (Path(p) / "uv").exists()])
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PIP_")} | {"PATH": path}
+    subprocess.run(["bash", SCRIPT, venv, installer], cwd=ROOT, env=env, check=True, capture_output=True, text=True)
+    return [line for line in log.read_text().splitlines() if line != "python -m pip config list"]
+
+
+def test_uv_on_path_installs_the_lock_from_pips_indexes(tmp_path):
+    lines = run(tmp_path, "uv", uv_on_path=True)
+    assert len(lines) == 2 and all(line.startswith("uv pip install") for line in lines), lines
+    assert "--no-deps" in lines[0] and lines[0].endswith("-r requirements.lock") and lines[1].endswith("--no-deps -e .")
+    assert "--find-links /opt/wheels" in lines[0] or not Path("/opt/wheels").exists()
+    assert "--extra-index-url https://example.org/simple" in lines[0] and "/no/such/index" not in lines[0]
+    assert "--index-strategy unsafe-best-match" in lines[0], "pip picks each package from any index: uv must too"
+
+
+def test_without_uv_pip_installs_it_or_installs_everything(tmp_path):
+    lines = run(tmp_path, "uv", uv_on_path=False)  # the stand-in pip "installs" uv, but no uv appears
+    assert lines == ["python -m pip install -q uv", "python -m pip install -q --no-deps -r requirements.lock",
+                     "python -m pip install -q --no-deps -e ."]
+
+
+def test_installer_pip_never_uses_uv(tmp_path):
+    lines = run(tmp_path, "pip", uv_on_path=True)
+    assert lines == ["python -m pip install -q --no-deps -r requirements.lock", "python -m pip install -q --no-deps -e ."]
+
+
+def test_make_test_lists_the_slowest_tests():
+    dry_run = subprocess.run(["make", "-n", "-o", ".venv/.installed", "-o", "install", "test"], cwd=ROOT,
+                             capture_output=True, text=True, check=True).stdout
+    assert "--durations=25" in dry_run.splitlines()[-1], dry_run
