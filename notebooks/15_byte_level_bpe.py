@@ -326,7 +326,7 @@ plt.show()
 # | level | base alphabet | unknown character? |
 # |---|---|---|
 # | syllable (character) | every character the corpus holds (about 500 here, most of them syllables) | any syllable never seen |
-# | jamo (NFD first: 좋 → ᄌ ᅩ ᇂ) | the 67 jamo, plus the corpus's other characters | none in Hangul; an unseen symbol |
+# | jamo (NFD first: 좋 → ᄌ ᅩ ᇂ) | the 67 jamo, plus the corpus's other characters | no modern syllable (NFD writes each in the 67 jamo; a standalone ㅋ or ㅠ is another code point); an unseen symbol |
 # | byte | the 256 bytes | never |
 #
 # All three learn merges with the same `learn_merges`, at the same vocabulary size (2,000).
@@ -469,8 +469,9 @@ for name, texts in [("English reviews", reviews), ("Korean bills", korean_held_o
 # - Our tokenizer equals Hugging Face's `tokenizers` merge for merge and token for token on held-out
 #   English and Korean, and equals `tiktoken` with GPT-2's real vocabulary.
 # - Bytes per token grow with the vocabulary, quickly at first, then slowly. On Korean, syllable-level
-#   BPE meets unknown syllables (its fewer tokens per word are bought with `[UNK]`); jamo- and byte-level
-#   BPE never meet unknown Hangul, and byte level spends up to three tokens on a syllable it never saw.
+#   BPE meets unknown syllables (its fewer tokens per word are bought with `[UNK]`); jamo-level BPE meets
+#   no unknown modern syllable (a standalone ㅋ or ㅠ is another code point, unknown unless trained on),
+#   byte level nothing unknown at all, and byte level spends up to three tokens on a syllable it never saw.
 #
 # ## Exercises
 # 1. Train `draft_train` on the tiny corpus with the tie rule reversed (largest ids first). Which

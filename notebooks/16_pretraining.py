@@ -335,16 +335,16 @@ print(f"unigram baseline {log['unigram_entropy']:.2f} nats; with the token at it
 # real token, half show the answer itself (10 % kept, 10 % replaced at random). A model that reads only
 # its own position and predicts "the token I see, with probability ½, else by frequency" pays ln 2 where
 # the token was kept, about ln 2 + 7.02 where it was replaced, and 7.02 at `[MASK]`:
-# 0.8 × 7.02 + 0.1 × ln 2 + 0.1 × (ln 2 + 7.02) = 6.46 nats (orange). Only what lies below *that*
-# line is **context**, what the model reads around the blank: about 0.75 nats by the end (5.70 against
-# 6.46), and still falling.
+# 0.8 × 7.02 + 0.1 × ln 2 + 0.1 × (ln 2 + 7.02) = 6.46 nats (orange). What lies below *that* line is
+# at most what **context**, read around the blank, adds: about 0.75 nats by the end (5.70 against 6.46),
+# and still falling. At most, because this line is one simple baseline, not the best a model without
+# context can do: a rare token in view is more often a random replacement than a kept one, and a model
+# can learn that token by token.
 #
 # Is it memorising? The validation split of the reviews was never read in pre-training. On it (masked
 # with a fixed seed), the shipped model against the two baselines, the unigram distribution counted on
 # the pre-training text:
-#
-# Is it memorising? The validation split of the reviews was never read in pre-training. On it (masked
-# with a fixed seed), the shipped model against the unigram distribution counted on the pre-training text:
+
 
 # %%
 model = TransformerForMaskedLM.from_pretrained(PRETRAINED_DIR)
@@ -363,7 +363,7 @@ assert held_loss < unigram_held - 0.5
 
 # %% [markdown]
 # Not memorised: on sentences it never read the model still beats both baselines, but by less. Against
-# the own-position baseline it gains about 0.36 nats from context here (6.08 against 6.44), against 0.75
+# the own-position baseline it gains at most about 0.36 nats from context here (6.08 against 6.44), against 0.75
 # on its training text, and its held-out loss is 0.4 nats above its training loss of the last 100 steps
 # (5.70): part of what it learnt does not transfer.
 #
@@ -480,8 +480,8 @@ assert abs(live_accuracy - committed) < 0.02, (live_accuracy, committed)
 #   5.4 ± 3.7 (step 466). The point estimate is worst at step 466, but the three intervals overlap, so
 #   they show a cost, not a shape.
 # - With 2,000 labelled sentences and a quarter of the steps, the random start stays near chance
-#   (54.2 % ± 5.0) and the pre-trained one reaches 59.9 % ± 3.6. The point estimates of the gain rise
-#   with the pre-training (−0.2, +1.3, +5.7 points), but every interval (± 10.3, ± 5.8, ± 7.7) contains
+#   (54.2 % ± 5.0) and the pre-trained one reaches 59.9 % ± 3.6. The point estimates of the gain are
+#   −0.2, +1.3 and +5.7 points, but every interval (± 10.3, ± 5.8, ± 7.7) contains
 #   0: with five seeds, no gain is shown, and no trend. That pre-training helps most where labels are
 #   scarce is BERT's result (and many papers' since), not ours.
 #
@@ -503,7 +503,7 @@ assert abs(live_accuracy - committed) < 0.02, (live_accuracy, committed)
 #   plus a bias; ours equals `BertForMaskedLM` within 1e-5. MiniLM ships no head: its encoder is all we reuse.
 # - A 0.94-million-parameter BERT pre-trained for 1,400 steps on a CPU beats, on text it never saw, the
 #   unigram baseline (6.08 against 7.01 nats) and the baseline that also reads the token at its own
-#   position (6.44): about 0.36 nats come from context. Its blanks get the commonest tokens of the right
+#   position (6.44): at most about 0.36 nats come from context. Its blanks get the commonest tokens of the right
 #   language, not yet the right word.
 # - Measured with seeds and paired intervals, that pre-training costs fine-tuning on all 8,057 labelled
 #   reviews 2.3 ± 2.1 points, and with 2,000 labels shows no difference (+5.7 ± 7.7). Half a million
@@ -511,7 +511,8 @@ assert abs(live_accuracy - committed) < 0.02, (live_accuracy, committed)
 #
 # ## Exercises
 # 1. Pre-train longer: `python -m tools.pretrain --steps 4000 --out build/longer` (about 5 minutes plus the
-#    comparison) and compare its `fine_tuning_comparison.json` with the shipped one. Does the gain keep growing?
+#    comparison) and compare its `fine_tuning_comparison.json` with the shipped one. Does a gain over random weights now show at
+#    either number of labels? Compare the paired intervals, not the point estimates.
 #    *Hint:* the loss curve in `training_log.json` tells you whether the model had stopped improving.
 # 2. Mask 40 % of the tokens instead of 15 %. The loss at step 0 (about ln 4000) and the unigram line do
 #    not depend on the rate; what happens to the loss once it falls below the unigram line, and why?

@@ -30,7 +30,8 @@
 #    change), a previous-token head in layer 0 and induction heads in layer 1, found by attention scores
 #    after Olsson et al. (2022). Layers and heads are numbered from 0 throughout.
 # 3. Test what heads do by ablation (zero and mean): the in-context gain disappears without layer 1's
-#    attention and without layer 0's previous-token heads, not without layer 0's other head; and find
+#    attention, falls to about a fifth without layer 0's previous-token heads, and stays without the
+#    layer-0 head of lowest previous-token score; and find
 #    which path (query, key or value) needs the previous-token heads.
 # 4. Read a model's intermediate guesses with the logit lens (nostalgebraist 2020).
 # 5. Find which input position carries the answer with activation patching (Meng et al. 2022; Heimersheim & Nanda 2024).
@@ -295,8 +296,9 @@ assert gains[labels[4]] < 0.5 * gain  # without the previous-token heads, the in
 # layer 1's attention, and any two-layer attention-only model loses what it reads from context without
 # its second layer, whatever its heads do. The control ("another head") is in layer 0. So the test of
 # *specific* heads is in layer 0: removing the previous-token heads costs most of the gain, although
-# they only look one token back, never at the earlier copy, while removing layer 0's remaining head
-# costs nothing. A control inside layer 1 would need a model whose layer 1 has heads that are not
+# they only look one token back, never at the earlier copy, while removing the layer-0 head with the
+# lowest previous-token score costs nothing (layer 0's fourth head, score 0.24, was not tested alone: it
+# may carry the 0.73 nats that remain without the previous-token heads). A control inside layer 1 would need a model whose layer 1 has heads that are not
 # induction heads; this one has none.
 #
 # One head alone is rarely needed: removing one of the four induction heads costs little, and so does
@@ -492,7 +494,8 @@ print(f"patching blocks.1.resid_post at position 2 restores {ours:.3f} of the di
 #   heads in layer 1, found by attention scores after Olsson et al.
 # - Weights show where a head looks; ablation shows what the model needs. Without layer 1's attention (all
 #   four of its heads are induction heads) the model gains nothing from having seen the sequence; without
-#   layer 0's previous-token heads it loses most of the gain, without layer 0's other head nothing. Editing
+#   layer 0's previous-token heads it loses most of the gain, without the layer-0 head of lowest
+#   previous-token score nothing (layer 0's fourth head was not tested alone). Editing
 #   layer 1's keys alone shows that it is the keys that need the previous-token heads: K-composition.
 # - One of several parallel heads costs little when removed: redundancy, not the "backup heads" of larger
 #   models, which change behaviour when others are removed.
