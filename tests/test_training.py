@@ -103,3 +103,14 @@ def test_warmup_then_decay_refuses_steps_that_are_not_counts(argument, value):
     kwargs = {"step": 5, "warmup_steps": 10, "total_steps": 100, argument: value}
     with pytest.raises((TypeError, ValueError), match=argument):
         warmup_then_decay(**kwargs)
+
+
+def test_exact_match_and_translate_name_what_is_wrong():
+    # exact_match of no pairs divided by zero; translate's None model/vocab raised AttributeErrors, batch_size=0 range()'s error
+    vocab = CharVocabulary()
+    model = Transformer(dates_config(vocab)).eval()
+    for call, argument in [(lambda: exact_match(model, [], vocab), "pairs"), (lambda: translate(None, ["1 may 2020"], vocab), "model"),
+                           (lambda: translate(model, ["1 may 2020"], None), "vocab"),
+                           (lambda: translate(model, ["1 may 2020"], vocab, batch_size=0), "batch_size")]:
+        with pytest.raises((TypeError, ValueError), match=argument):
+            call()
