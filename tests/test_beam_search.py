@@ -120,7 +120,7 @@ def test_a_decoder_only_model_is_refused():
 
     gpt = GPT(GPTConfig(vocab_size=5, hidden_size=16, num_attention_heads=2, num_hidden_layers=1,
                         intermediate_size=32, max_position_embeddings=16))
-    with pytest.raises(TypeError, match=r"beam_search needs an anatomy.Transformer .*got GPT; it looks decoder-only: "
+    with pytest.raises(TypeError, match=r"beam_search needs model to be an anatomy.Transformer .*got GPT; it looks decoder-only: "
                                         r"use anatomy.generate\(model, input_ids\)"):
         beam_search(gpt, torch.ones(1, 3, dtype=torch.long))
 

@@ -110,3 +110,13 @@ def test_a_device_this_machine_lacks_is_named(monkeypatch):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     with pytest.raises(ValueError, match="device='cuda' was asked for, but torch finds no cuda device"):
         load_digits_split("cuda")
+
+
+@pytest.mark.parametrize("argument, value", [("split", None), ("seed", 2.5), ("seed", float("nan"))])
+def test_training_batches_names_a_wrong_split_or_seed(argument, value):
+    # None raised an AttributeError; a float seed torch's "manual_seed expected a long"
+    from anatomy.tasks.digits import DigitsSplit
+    images = torch.rand(4, 1, 8, 8)
+    kwargs = {"split": DigitsSplit(images, torch.arange(4), images, torch.arange(4)), "batch_size": 2, "seed": 0, argument: value}
+    with pytest.raises((TypeError, ValueError), match=argument):
+        training_batches(**kwargs)

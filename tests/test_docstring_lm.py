@@ -81,3 +81,12 @@ def test_validation_text_shorter_than_one_window_is_refused():
     with pytest.raises(ValueError, match=r"ids must be a 1-D text of at least one context window \+ 1 = 17 tokens, got "
                                          r"shape \(10,\)"):
         validation_loss(model, torch.zeros(10, dtype=torch.long))  # used to return nan
+
+
+def test_corpus_and_model_arguments_are_named_when_wrong():
+    # None raised AttributeErrors ('NoneType' object has no attribute 'characters' / 'config')
+    from anatomy.tasks.docstring_lm import docstring_config, validation_loss
+    for call, argument in [(lambda: bigram_log_probs(None), "corpus"), (lambda: bigram_loss(None), "corpus"),
+                           (lambda: docstring_config(None), "corpus"), (lambda: validation_loss(None, torch.zeros(70).long()), "model")]:
+        with pytest.raises(TypeError, match=argument):
+            call()

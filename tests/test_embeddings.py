@@ -110,3 +110,12 @@ def test_config_as_a_dict_and_impossible_sizes():
     assert Embeddings({"vocab_size": 10, "hidden_size": 4, "max_position_embeddings": 8}).vocab_size == 10
     with pytest.raises(ValueError, match="config field vocab_size must be an integer >= 1, got -10"):
         Embeddings({"vocab_size": -10, "hidden_size": 4, "max_position_embeddings": 8})
+
+
+@pytest.mark.parametrize("argument, value", [("offset", float("nan")), ("offset", None), ("base", 1.0),
+                                             ("base", -1.0), ("base", float("inf"))])
+def test_position_shift_matrix_refuses_an_offset_or_base_it_cannot_rotate_by(argument, value):
+    # a NaN offset or base gave a matrix of NaN; base <= 1 a math domain error naming nothing
+    kwargs = {"offset": 2, "dim": 6, "base": 10000.0, argument: value}
+    with pytest.raises((TypeError, ValueError), match=argument):
+        position_shift_matrix(**kwargs)

@@ -1,3 +1,4 @@
+import pytest
 import torch
 
 from anatomy.tasks.lookback import LookbackConfig, LookbackModel, lookback_batches, lookback_loss, lookback_targets
@@ -65,3 +66,12 @@ def test_accuracy_is_never_counted_from_nan_logits():
         model.readout[0, 0, 0] = float("nan")
     with pytest.raises(ValueError, match="logits hold NaN"):
         lookback_accuracy(model, torch.randint(5, (2, 8), generator=torch.Generator().manual_seed(0)))
+
+
+def test_lookback_pieces_name_a_wrong_config_model_or_seed():
+    # None raised AttributeErrors, a float seed torch's "manual_seed expected a long"
+    config = LookbackConfig(lookbacks=(1, 2), vocab_size=6, length=8, head_dim=4, max_span=6, batch_size=2)
+    for call, argument in [(lambda: lookback_batches(None), "config"), (lambda: lookback_batches(config, 2.5), "seed"),
+                           (lambda: LookbackModel(None), "config"), (lambda: lookback_loss(None, torch.zeros(2, 8).long()), "model")]:
+        with pytest.raises((TypeError, ValueError), match=argument):
+            call()

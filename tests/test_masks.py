@@ -94,3 +94,10 @@ def test_mask_builders_refuse_bad_sizes():
         padding_mask([[1, 1, 0]])
     with pytest.raises(ValueError, match=r"attention_mask must be \(B, Tk\), got shape \(1, 1, 3\)"):
         causal_padding_mask(torch.ones(1, 1, 3))
+
+
+@pytest.mark.parametrize("attention_mask", [None, torch.ones(2, 1, 3)])
+def test_causal_padding_mask_refuses_what_is_not_a_b_by_t_mask(attention_mask):
+    # None raised an AttributeError; a (B, 1, T) mask broadcast to a wrong shape
+    with pytest.raises((TypeError, ValueError), match="attention_mask"):
+        causal_padding_mask(attention_mask)

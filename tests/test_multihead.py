@@ -4,6 +4,7 @@ import pytest
 import torch
 from torch import nn
 
+import anatomy
 from anatomy import MultiHeadAttention, PerHeadMultiHeadAttention, causal_mask, padding_mask
 from anatomy.weights.torch_reference import copy_attention
 
@@ -161,3 +162,10 @@ def test_mixed_precision_inputs_pass_under_autocast(fused):
     x = torch.randn(2, 3, 32, dtype=torch.bfloat16)
     with torch.autocast("cpu", dtype=torch.bfloat16):
         assert fused(x)[0].dtype == torch.bfloat16
+
+
+@pytest.mark.parametrize("argument, value", [("embed_dim", 2.5), ("embed_dim", -1), ("head_dim", float("nan"))])
+def test_attention_head_refuses_a_size_that_is_not_a_count(argument, value):
+    # torch refused these itself, in words about empty() that named neither argument
+    with pytest.raises((TypeError, ValueError), match=argument):
+        anatomy.AttentionHead(**{"embed_dim": 16, "head_dim": 8, argument: value})

@@ -56,7 +56,19 @@ def test_non_integer_sizes_wrong_widths_and_nan_queries():
     memory = ProductKeyMemory(query_dim=8, num_keys=16, value_dim=4, top_k=2)
     with pytest.raises(ValueError, match=r"query must be \(\.\.\., Dq\) with Dq = 2 x the sub-key width = 8, got shape \(3, 6\)"):
         memory(torch.randn(3, 6))
-    with pytest.raises(ValueError, match=r"the sub-key sets must both be \(n, Dq/2\), got \(4, 4\) and \(4, 3\)"):
+    with pytest.raises(ValueError, match=r"sub_keys_1 and sub_keys_2 must have one shape \(n, Dq/2\), got \(4, 4\) and \(4, 3\)"):
         product_key_top_k(torch.randn(8), torch.randn(4, 4), torch.randn(4, 3), 2)
     with pytest.raises(ValueError, match=r"the product-key scores hold NaN"):
         memory(torch.tensor([[float("nan")] * 8]))
+
+
+@pytest.mark.parametrize("argument, wrong", [(argument, wrong) for argument in ["query", "sub_keys_1", "sub_keys_2"]
+                                             for wrong in [None, "integer", "one dimension more"]
+                                             if (argument, wrong) != ("query", "one dimension more")])  # (1, B, Dq) is valid
+def test_product_key_top_k_names_the_tensor_that_is_wrong(argument, wrong):
+    # None raised an AttributeError, integer keys a RuntimeError from matmul, a 3-D key set a message naming neither set
+    tensors = {"query": torch.randn(2, 8), "sub_keys_1": torch.randn(4, 4), "sub_keys_2": torch.randn(4, 4)}
+    value = tensors[argument]
+    tensors[argument] = {None: None, "integer": value.long(), "one dimension more": value[None]}[wrong]
+    with pytest.raises((TypeError, ValueError), match=argument):
+        product_key_top_k(**tensors, top_k=3)

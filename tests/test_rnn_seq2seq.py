@@ -173,3 +173,10 @@ def test_ids_outside_the_vocabulary_and_a_bad_config():
         RNNConfig(hidden_size=0)
     with pytest.raises(ValueError, match=r"bidirectional=True needs attention=True: .*pass bidirectional=False"):
         RNNConfig(attention=False, bidirectional=True)
+
+
+@pytest.mark.parametrize("argument, value", [("query_size", -1), ("key_size", 2.5), ("attention_size", None)])
+def test_additive_attention_refuses_a_size_that_is_not_a_count(argument, value):
+    # torch refused these itself ("negative dimension -1", "empty(): argument 'size'"), naming no argument
+    with pytest.raises((TypeError, ValueError), match=argument):
+        AdditiveAttention(**{"query_size": 8, "key_size": 8, "attention_size": 4, argument: value})

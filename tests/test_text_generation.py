@@ -71,3 +71,9 @@ def test_nan_logits_are_never_picked_from(do_sample):
         model.lm_head.weight[5] = float("nan")  # one broken row of the LM head: NaN logits for token 5
     with pytest.raises(ValueError, match=r"logits hold NaN, \+inf, or only -inf in row\(s\) \[0, 1\]: nothing can be picked"):
         generate(model, PROMPT, max_new_tokens=5, do_sample=do_sample)
+
+
+def test_generate_names_model_when_it_is_none():
+    # the message named the interface but not the argument, so a None left the student searching
+    with pytest.raises(TypeError, match="needs model to have our decoder-only interface.*got NoneType"):
+        generate(None, torch.tensor([[1, 2]]))

@@ -94,3 +94,23 @@ def test_a_negative_learning_rate_and_a_diverging_loss_are_named():
     with pytest.raises(ValueError, match=r"the loss is nan at step 1: training has diverged"):
         train(nn.Linear(1, 1), [torch.ones(1, 1), torch.full((1, 1), float("nan"))], lambda m, b: m(b).sum(), 2,
               warmup_steps=0, progress=False)
+
+
+@pytest.mark.parametrize("argument, value", [("step", float("nan")), ("step", None), ("step", -1),
+                                             ("warmup_steps", float("nan")), ("warmup_steps", -1)])
+def test_warmup_then_decay_refuses_steps_that_are_not_counts(argument, value):
+    # a NaN step or warm-up gave a NaN learning rate without a word
+    kwargs = {"step": 5, "warmup_steps": 10, "total_steps": 100, argument: value}
+    with pytest.raises((TypeError, ValueError), match=argument):
+        warmup_then_decay(**kwargs)
+
+
+def test_exact_match_and_translate_name_what_is_wrong():
+    # exact_match of no pairs divided by zero; translate's None model/vocab raised AttributeErrors, batch_size=0 range()'s error
+    vocab = CharVocabulary()
+    model = Transformer(dates_config(vocab)).eval()
+    for call, argument in [(lambda: exact_match(model, [], vocab), "pairs"), (lambda: translate(None, ["1 may 2020"], vocab), "model"),
+                           (lambda: translate(model, ["1 may 2020"], None), "vocab"),
+                           (lambda: translate(model, ["1 may 2020"], vocab, batch_size=0), "batch_size")]:
+        with pytest.raises((TypeError, ValueError), match=argument):
+            call()

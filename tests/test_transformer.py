@@ -243,7 +243,7 @@ def test_generation_and_empty_targets_are_named(batch):
     model = tiny_model()
     with pytest.raises(ValueError, match=r"tgt_ids must be \(B, T\) with at least one token, got shape \(3, 0\)"):
         model(batch[0], batch[1][:, :0])
-    with pytest.raises(TypeError, match="greedy_decode needs an anatomy.Transformer .*got Linear"):
+    with pytest.raises(TypeError, match="greedy_decode needs model to be an anatomy.Transformer .*got Linear"):
         greedy_decode(nn.Linear(2, 2), batch[0])
     with pytest.raises(ValueError, match=r"src_ids must be \(B, T\) with at least one token, got shape \(9,\)"):
         greedy_decode(model, batch[0][0])
@@ -311,3 +311,17 @@ def test_past_the_table_sinusoids_go_on_and_learned_positions_end(batch):
     longer.load_state_dict(sinusoidal.state_dict())  # the same weights: the sinusoids are not saved
     torch.testing.assert_close(longer(*batch).logits, sinusoidal(*batch).logits)
     assert longer(src, tgt).logits.shape == (1, tgt.size(1), 40)
+
+
+def test_greedy_decode_names_model_when_it_is_none():
+    # the message named the interface but not the argument
+    with pytest.raises(TypeError, match="greedy_decode needs model to be an anatomy.Transformer.*got NoneType"):
+        greedy_decode(None, torch.tensor([[1, 2]]))
+
+
+@pytest.mark.parametrize("field, value", [("layer_norm_eps", float("nan")), ("layer_norm_eps", 0.0),
+                                          ("hidden_dropout_prob", None), ("attention_probs_dropout_prob", 1.5)])
+def test_config_refuses_an_epsilon_or_dropout_it_cannot_use(field, value):
+    # a NaN layer_norm_eps built a model whose every output was NaN; a None dropout raised a bare comparison TypeError
+    with pytest.raises(ValueError, match=field):
+        TransformerConfig(vocab_size=20, hidden_size=16, num_attention_heads=2, **{field: value})

@@ -98,3 +98,11 @@ def test_missing_config_field():
 def test_a_config_out_of_range_is_refused_where_it_is_made(overrides, message):
     with pytest.raises(ValueError, match=message):
         VisionTransformerConfig(**overrides)
+
+
+@pytest.mark.parametrize("argument, value", [("num_channels", -1), ("hidden_size", 2.5), ("patch_size", None),
+                                             ("image_size", float("nan"))])
+def test_patch_embedding_refuses_a_size_that_is_not_a_count(argument, value):
+    # torch refused these itself, or Python's `%` and `<` on None, naming no argument
+    with pytest.raises((TypeError, ValueError), match=argument):
+        PatchEmbedding(**{"image_size": 8, "patch_size": 2, "num_channels": 1, "hidden_size": 16, argument: value})

@@ -28,10 +28,13 @@ def check_top_k(top_k: int, num_sub_keys: int) -> None:
 
 def check_product_keys(query: torch.Tensor, sub_keys_1: torch.Tensor, sub_keys_2: torch.Tensor) -> None:
     """Two (n, Dq/2) sub-key sets of one shape, and queries (..., Dq) whose halves fit them."""
-    if sub_keys_1.dim() != 2 or sub_keys_1.shape != sub_keys_2.shape:
-        raise ValueError(f"the sub-key sets must both be (n, Dq/2), got {tuple(sub_keys_1.shape)} and "
+    check_tensor("sub_keys_1", sub_keys_1, rank=2, floating=True, shape="(n, Dq/2)")
+    check_tensor("sub_keys_2", sub_keys_2, rank=2, floating=True, shape="(n, Dq/2)")
+    if sub_keys_1.shape != sub_keys_2.shape:
+        raise ValueError(f"sub_keys_1 and sub_keys_2 must have one shape (n, Dq/2), got {tuple(sub_keys_1.shape)} and "
                          f"{tuple(sub_keys_2.shape)}")
-    if not isinstance(query, torch.Tensor) or query.dim() == 0 or query.size(-1) != 2 * sub_keys_1.size(1):
+    check_tensor("query", query, floating=True)
+    if query.dim() == 0 or query.size(-1) != 2 * sub_keys_1.size(1):
         raise ValueError(f"query must be (..., Dq) with Dq = 2 x the sub-key width = {2 * sub_keys_1.size(1)}, "
                          f"got shape {tuple(getattr(query, 'shape', ()))}")
 

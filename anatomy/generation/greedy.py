@@ -19,7 +19,7 @@ def check_generation(model: Transformer, max_length: int, caller: str = "greedy_
             and hasattr(getattr(model, "config", None), "bos_token_id")):
         hint = ("; it looks decoder-only: use anatomy.generate(model, input_ids)" if callable(getattr(model, "new_cache", None))
                 else "")
-        raise TypeError(f"{caller} needs an anatomy.Transformer (encoder-decoder: encode, decode and a config "
+        raise TypeError(f"{caller} needs model to be an anatomy.Transformer (encoder-decoder: encode, decode and a config "
                         f"with bos/eos/pad ids), got {type(model).__name__}{hint}")
     check_integer("max_length", max_length)
     positions = getattr(model.config, "max_position_embeddings", None)  # an RNN has no position limit

@@ -24,7 +24,7 @@ def check_generate_call(model: Any, input_ids: torch.Tensor, attention_mask: tor
         raise TypeError(f"generate writes with decoder-only models (our GPT, Llama); {type(model).__name__} is an "
                         "encoder-decoder: use anatomy.greedy_decode(model, src_ids) or anatomy.generation.beam_search")
     if not callable(getattr(model, "new_cache", None)) or not hasattr(getattr(model, "config", None), "max_position_embeddings"):
-        raise TypeError(f"generate needs our decoder-only interface (forward(input_ids, attention_mask, cache=...), "
+        raise TypeError(f"generate needs model to have our decoder-only interface (forward(input_ids, attention_mask, cache=...), "
                         f"new_cache(), config.max_position_embeddings), got {type(model).__name__}; for a Hugging Face "
                         "GPT-2 or Llama convert it first (anatomy.weights.gpt2_weights.gpt_from_gpt2, "
                         "anatomy.weights.llama_weights.llama_from_hf)")

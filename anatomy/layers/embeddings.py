@@ -98,6 +98,8 @@ def sinusoidal_positions(num_positions: int, dim: int, base: float = 10000.0) ->
 def position_shift_matrix(offset: int, dim: int, base: float = 10000.0) -> torch.Tensor:
     """The fixed (D, D) matrix M with PE[p + offset] = M @ PE[p] for every p: a rotation per pair."""
     check_even_width(dim)
+    check_number("offset", offset)
+    check_number("base", base, above=1.0)
     frequency = torch.exp(-math.log(base) * torch.arange(0, dim, 2, dtype=torch.float64) / dim)
     cos, sin = torch.cos(offset * frequency), torch.sin(offset * frequency)
     matrix = torch.zeros(dim, dim, dtype=torch.float64)

@@ -31,8 +31,8 @@ def padding_mask(attention_mask: torch.Tensor) -> torch.Tensor:
 def causal_padding_mask(attention_mask: torch.Tensor) -> torch.Tensor:
     """A decoder's self-attention mask: (B, T) attention_mask -> (B, 1, T, T), True where query i
     may attend to key j, i.e. j <= i (causal) and j is a real token (padding)."""
-    causal = causal_mask(attention_mask.size(-1), device=attention_mask.device)  # (T, T)
-    return causal & padding_mask(attention_mask)  # (T, T) & (B, 1, 1, T) -> (B, 1, T, T)
+    padding = padding_mask(attention_mask)  # (B, 1, 1, T), and attention_mask checked
+    return causal_mask(attention_mask.size(-1), device=attention_mask.device) & padding  # (T, T) & ... -> (B, 1, T, T)
 
 
 def accepted_mask_shapes(rank: int) -> str:

@@ -11,6 +11,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from anatomy.checks import check_integer
 from anatomy.layers.attention import scaled_dot_product_attention
 from anatomy.layers.config import check_divisible, require
 from anatomy.layers.kv_cache import LayerCache
@@ -45,6 +46,8 @@ class AttentionHead(nn.Module):
 
     def __init__(self, embed_dim: int, head_dim: int) -> None:
         super().__init__()
+        for name, size in (("embed_dim", embed_dim), ("head_dim", head_dim)):
+            check_integer(name, size)
         self.q_proj = nn.Linear(embed_dim, head_dim)
         self.k_proj = nn.Linear(embed_dim, head_dim)
         self.v_proj = nn.Linear(embed_dim, head_dim)

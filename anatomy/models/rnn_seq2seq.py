@@ -52,6 +52,8 @@ class AdditiveAttention(nn.Module):
 
     def __init__(self, query_size: int, key_size: int, attention_size: int) -> None:
         super().__init__()
+        for name, size in (("query_size", query_size), ("key_size", key_size), ("attention_size", attention_size)):
+            check_integer(name, size)
         self.q_proj = nn.Linear(query_size, attention_size, bias=False)
         self.k_proj = nn.Linear(key_size, attention_size)
         self.score_proj = nn.Linear(attention_size, 1, bias=False)  # Bahdanau's v

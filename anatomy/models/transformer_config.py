@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from anatomy.checks import check_number
 from anatomy.layers.config import check_divisible, from_fields, require
 from anatomy.layers.feedforward import ACTIVATIONS
 
@@ -48,8 +49,10 @@ class TransformerConfig:
                              f"{self.position_embedding!r}: 'sinusoidal' for the paper's fixed sinusoids, "
                              "'learned' for a trained table")
         for name in ("hidden_dropout_prob", "attention_probs_dropout_prob"):
-            if not 0.0 <= getattr(self, name) <= 1.0:
-                raise ValueError(f"{name} must be a probability in [0, 1], got {getattr(self, name)}")
+            value = getattr(self, name)
+            if not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
+                raise ValueError(f"{name} must be a probability in [0, 1], got {value!r}")
+        check_number("layer_norm_eps", self.layer_norm_eps, above=0.0)  # NaN here makes every LayerNorm output NaN
         for name in ("pad_token_id", "bos_token_id", "eos_token_id"):
             value = getattr(self, name)
             if not isinstance(value, int) or not 0 <= value < self.vocab_size:

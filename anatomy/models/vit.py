@@ -70,6 +70,9 @@ class PatchEmbedding(nn.Module):
 
     def __init__(self, image_size: int, patch_size: int, num_channels: int, hidden_size: int) -> None:
         super().__init__()
+        for name, size in (("image_size", image_size), ("patch_size", patch_size), ("num_channels", num_channels),
+                           ("hidden_size", hidden_size)):
+            check_integer(name, size)
         if patch_size < 1 or image_size % patch_size != 0:
             raise ValueError(f"image_size ({image_size}) must be divisible by patch_size ({patch_size})")
         self.image_size, self.patch_size, self.num_channels = image_size, patch_size, num_channels

@@ -11,7 +11,9 @@ from itertools import count
 from pathlib import Path
 
 import torch
+from torch import nn
 
+from anatomy.checks import check_integer, check_type
 from anatomy.tasks.dates import CharVocabulary, TranslationBatch, date_pairs, make_batch
 from anatomy.generation.greedy import greedy_decode
 from anatomy.tasks.training import TrainingRun, token_cross_entropy, train
@@ -38,6 +40,8 @@ def training_batches(vocab: CharVocabulary, batch_size: int = 128, seed: int = 0
 
 def translation_loss(model: Transformer, batch: TranslationBatch, label_smoothing: float = 0.1) -> torch.Tensor:
     """Label-smoothed cross-entropy of the next character, over real target characters only."""
+    check_type("model", model, nn.Module)
+    check_type("batch", batch, TranslationBatch)
     logits = model(batch.src_ids, batch.tgt_ids, batch.src_mask, batch.tgt_mask).logits  # (B, Tt, V)
     return token_cross_entropy(logits, batch.labels, model.config.pad_token_id, label_smoothing)
 
@@ -57,6 +61,9 @@ def translate(model: Transformer, texts: list[str], vocab: CharVocabulary, batch
     """Greedy translations of `texts`, in batches."""
     if isinstance(texts, str):
         raise TypeError(f"texts must be a list of strings; for one date pass [{texts!r}]")
+    check_type("model", model, nn.Module)
+    check_type("vocab", vocab, CharVocabulary)
+    check_integer("batch_size", batch_size)
     device, outputs = next(model.parameters()).device, []
     for i in range(0, len(texts), batch_size):
         batch = make_batch([(text, "") for text in texts[i:i + batch_size]], vocab, device)
@@ -67,5 +74,7 @@ def translate(model: Transformer, texts: list[str], vocab: CharVocabulary, batch
 
 def exact_match(model: Transformer, pairs: list[tuple[str, str]], vocab: CharVocabulary) -> float:
     """The fraction of pairs whose whole translation is right, character for character."""
+    if not pairs:
+        raise ValueError("pairs must hold at least one (source, target) pair: the fraction of none is undefined")
     predictions = translate(model, [source for source, _ in pairs], vocab)
     return sum(p == target for p, (_, target) in zip(predictions, pairs)) / len(pairs)

@@ -15,7 +15,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from anatomy.checks import check_batches, check_device, check_integer, check_labels, check_number, check_scores
+from anatomy.checks import check_batches, check_device, check_integer, check_labels, check_number, check_scores, check_type
 from anatomy.tasks.training import TrainingRun, train
 
 SPLIT_SEED = 0
@@ -63,8 +63,8 @@ def training_batches(split: DigitsSplit, batch_size: int = 128, seed: int = 0,
     """Shuffled (images, labels) batches forever, a new order each epoch, each image shifted by up to
     one pixel when `augment` (cheap data: 1,437 images are few for a Transformer). A split smaller
     than one batch is refused at once: it would loop forever without a batch to yield."""
-    check_batches(len(split.train_labels), batch_size, "the training split")
-    return _batches(split, batch_size, torch.Generator().manual_seed(seed), augment)
+    check_batches(len(check_type("split", split, DigitsSplit).train_labels), batch_size, "the training split")
+    return _batches(split, batch_size, torch.Generator().manual_seed(check_integer("seed", seed, least=0)), augment)
 
 
 def _batches(split: DigitsSplit, batch_size: int, generator: torch.Generator,

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import torch
 
-from anatomy.checks import check_integer, check_number
+from anatomy.checks import check_integer, check_number, check_type
 from anatomy.corpora.stdlib_docstrings import stdlib_sentences
 from anatomy.models.gpt import GPT, GPTConfig
 from anatomy.tasks.training import TrainingRun, token_cross_entropy, train
@@ -52,7 +52,7 @@ def docstring_corpus(count: int = 6000, held_out: float = 0.1) -> CharCorpus:
 
 def docstring_config(corpus: CharCorpus) -> GPTConfig:
     """Small enough to train in about a minute on two CPU cores."""
-    return GPTConfig(vocab_size=len(corpus.characters), hidden_size=128, num_attention_heads=4,
+    return GPTConfig(vocab_size=len(check_type("corpus", corpus, CharCorpus).characters), hidden_size=128, num_attention_heads=4,
                      num_hidden_layers=2, intermediate_size=512, max_position_embeddings=64)
 
 
@@ -89,7 +89,7 @@ def train_docstring_gpt(model: GPT, corpus: CharCorpus, steps: int = 800, batch_
 @torch.no_grad()
 def validation_loss(model: GPT, ids: torch.Tensor) -> float:
     """Mean next-character cross-entropy (nats) over the held-out text, in consecutive context-long windows."""
-    length = model.config.max_position_embeddings
+    length = check_type("model", model, GPT).config.max_position_embeddings
     if not isinstance(ids, torch.Tensor) or ids.dim() != 1 or len(ids) < length + 1:
         raise ValueError(f"ids must be a 1-D text of at least one context window + 1 = {length + 1} tokens, got "
                          f"shape {tuple(getattr(ids, 'shape', ()))}")
@@ -102,6 +102,7 @@ def validation_loss(model: GPT, ids: torch.Tensor) -> float:
 def bigram_log_probs(corpus: CharCorpus, smoothing: float = 1.0) -> torch.Tensor:
     """(V, V) log P(next | current), row = current character, counted on the training text with
     add-`smoothing` (every pair gets that many extra counts, so no pair is impossible)."""
+    check_type("corpus", corpus, CharCorpus)
     check_number("smoothing", smoothing, above=0, hint=" (1.0 is add-one smoothing)")
     vocab = len(corpus.characters)
     counts = torch.full((vocab, vocab), float(smoothing))

@@ -15,7 +15,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from anatomy.efficient.adaptive_span import AdaptiveSpan
-from anatomy.checks import check_integer, check_number, check_scores
+from anatomy.checks import check_integer, check_number, check_scores, check_type
 from anatomy.layers.embeddings import check_token_ids
 from anatomy.efficient.local_masks import key_offsets
 from anatomy.layers.masks import causal_mask
@@ -44,7 +44,11 @@ class LookbackConfig:
 
 def lookback_batches(config: LookbackConfig, seed: int = 0) -> Iterator[torch.Tensor]:
     """Endless (B, T) batches of uniformly random tokens."""
-    generator = torch.Generator().manual_seed(seed)
+    check_type("config", config, LookbackConfig)
+    return _lookback_batches(config, torch.Generator().manual_seed(check_integer("seed", seed, least=0)))
+
+
+def _lookback_batches(config: LookbackConfig, generator: torch.Generator) -> Iterator[torch.Tensor]:
     while True:
         yield torch.randint(config.vocab_size, (config.batch_size, config.length), generator=generator)
 
@@ -55,6 +59,7 @@ class LookbackModel(nn.Module):
 
     def __init__(self, config: LookbackConfig) -> None:
         super().__init__()
+        check_type("config", config, LookbackConfig)
         heads, width = len(config.lookbacks), len(config.lookbacks) * config.head_dim
         self.config, self.num_heads = config, heads
         self.embedding = nn.Embedding(config.vocab_size, width)
@@ -94,7 +99,7 @@ def lookback_targets(tokens: torch.Tensor, lookbacks: tuple[int, ...]) -> tuple[
 
 def lookback_loss(model: LookbackModel, tokens: torch.Tensor) -> torch.Tensor:
     """Cross-entropy summed over the heads, plus the span penalty."""
-    logits, _ = model(tokens)
+    logits, _ = check_type("model", model, LookbackModel)(tokens)
     targets, positions = lookback_targets(tokens, model.config.lookbacks)  # (B, H, T')
     loss = F.cross_entropy(logits[:, :, positions].flatten(0, 2), targets.flatten(), reduction="mean")
     return loss * model.num_heads + model.config.span_penalty * model.span.penalty()
@@ -103,7 +108,7 @@ def lookback_loss(model: LookbackModel, tokens: torch.Tensor) -> torch.Tensor:
 @torch.no_grad()
 def lookback_accuracy(model: LookbackModel, tokens: torch.Tensor) -> torch.Tensor:
     """(H,) fraction of targets each head gets right."""
-    logits, _ = model(tokens)
+    logits, _ = check_type("model", model, LookbackModel)(tokens)
     targets, positions = lookback_targets(tokens, model.config.lookbacks)
     check_scores(logits)  # an argmax of NaN is no answer
     return (logits[:, :, positions].argmax(-1) == targets).float().mean(dim=(0, 2))

@@ -33,6 +33,7 @@ class FineTuningRecipe:
     def __post_init__(self) -> None:
         check_integer("max_length", self.max_length, least=3, hint=" (room for [CLS], one token and [SEP])")
         check_integer("batch_size", self.batch_size)
+        check_integer("seed", self.seed, least=0)
         check_number("peak_lr", self.peak_lr, above=0)
         check_number("epochs", self.epochs, above=0)
         check_number("weight_decay", self.weight_decay, at_least=0)

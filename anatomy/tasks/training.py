@@ -25,6 +25,8 @@ from anatomy.checks import check_integer, check_number
 def warmup_then_decay(step: int, warmup_steps: int, total_steps: int) -> float:
     """The learning-rate multiplier: grows linearly for warmup_steps (as in the paper, section 5.3),
     then falls linearly to 0 at total_steps (the paper decays as 1/sqrt(step) over a much longer run)."""
+    check_integer("step", step, least=0)
+    check_integer("warmup_steps", warmup_steps, least=0)  # 0: no warm-up
     if step < warmup_steps:
         return (step + 1) / warmup_steps
     if step >= total_steps:
