@@ -31,9 +31,10 @@ ACTIVATIONS = {"ReLU", "GELU", "SiLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax
 F_BLOCKS = {"softmax", "log_softmax", "dropout", "layer_norm", "relu", "gelu", "silu", "tanh", "sigmoid", "pad",
             "embedding", "normalize", "leaky_relu", "elu", "mish", "linear", "one_hot"}
 WATCHED = ("attention", "layers")  # the policies whose questions ask the student to write attention or a layer
-ANATOMY_BLOCKS = {"attention": {"masks.py"},
-                  "layers": {"masks.py", "multihead.py", "feedforward.py", "config.py", "kv_cache.py", "attention.py",
-                             "dates.py"}}  # q5's swap may use the translator's data helpers
+ANATOMY_BLOCKS = {"attention": {"layers/masks.py", "checks.py"},
+                  "layers": {"layers/masks.py", "layers/multihead.py", "layers/feedforward.py", "layers/config.py",
+                             "layers/kv_cache.py", "layers/attention.py", "checks.py",
+                             "tasks/dates.py"}}  # q5's swap may use the translator's data helpers
 BLOCKS = {"mm", "bmm", "addmm", "baddbmm", "matmul", "dot", "mv", "linear", "softmax", "_softmax", "log_softmax",
           "_log_softmax", "_safe_softmax", "native_layer_norm", "layer_norm", "native_dropout", "dropout", "bernoulli",
           "uniform", "normal", "fill", "zero", "empty", "empty_like", "empty_strided", "zeros", "zeros_like", "ones",

@@ -207,7 +207,7 @@ assert mlp_accuracy > 0.9  # both learn the digits
 
 # %% [markdown]
 # With the same size, recipe and steps, both models ended in the mid to high nineties, in this run a
-# point or two apart (the figures above move with the seed and the machine: over 12 seeds the ViT
+# point or two apart (the figures above move with the random seed and the machine: over 12 seeds the ViT
 # ended between 94.2% and 98.3%; `make bench`, V1 in `benchmarks/train_vit.py`, times both runs). Is a point or two a
 # real difference? Both models answered the same 360 test images, so compare them image by image: only the images on which they
 # disagree carry information about the gap. The difference of two accuracies on the same images is

@@ -146,7 +146,10 @@ RUN_PLAYS = [  # question 4, graded in the grader's child: (words in the feedbac
     ("evaluation ran with autograd on", EVALUATE.format(eval="classifier.eval()", no_grad="torch.enable_grad()")),
     ("the learning rate is too low", [SUMMED, RUN.format(freeze="", lr="1e-6")]),  # read per sentence, not as zero_grad
     (None, [SUMMED, RUN.format(freeze="", lr="1e-4")]),  # the summed loss passes, as with the mean
-    (NOT_FINE_TUNED, PROBE),  # issue #34: the accuracy must come from fine-tuning
+    # issue #34: the accuracy must come from fine-tuning. This probe stays under the 63 % bar (61.5 % on the
+    # public seed), so it fails the bar first, named from its evidence (the encoder barely moved); ELSEWHERE
+    # reaches the bar and is caught by the fine-tuning check alone.
+    ("the learning rate is too low", PROBE),
     (NOT_FINE_TUNED, ELSEWHERE),
     (None, RUN.format(freeze="", lr="3e-4")),  # honest: the highest rate the question promises passes too
     (None, [p[2] for p in MISTAKE_PLAYS if p[1] in ("read from the last token instead of [CLS]", "labels of the wrong dtype")]),

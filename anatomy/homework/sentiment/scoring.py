@@ -57,8 +57,8 @@ def require_fine_tuned(mine: OwnClassifier, before: dict, config, batches, accur
     on the pre-trained encoder; a fine-tuned head does not, as it learnt with the encoder that moved."""
     alone = correct_share(head_on_pretrained(mine, before, config), batches)
     if accuracy - alone < gain:
-        raise Feedback(f"your classifier is not the fine-tuned network: its head on the encoder as it was before the "
-                       f"run already scores {alone:.1%} (your whole classifier: {accuracy:.1%}), so the accuracy comes "
-                       "from the head alone (a linear probe, or a head trained elsewhere), not from fine-tuning the "
-                       "encoder; train every weight together on the batches you are handed",
+        raise Feedback(f"your classifier is not the fine-tuned network: the head alone classifies: on the encoder as "
+                       f"it was before the run it already scores {alone:.1%} (your whole classifier: {accuracy:.1%}), "
+                       "so the accuracy comes from the head (a linear probe, or a head trained elsewhere), not from "
+                       "fine-tuning the encoder; train every weight together on the batches you are handed",
                        "not the fine-tuned network: the head alone classifies")
