@@ -37,7 +37,7 @@ def test_buckets_cover_each_sentence_once_per_epoch_with_little_padding():
 
 
 def test_a_training_stream_that_could_never_fill_a_batch_raises_at_once():
-    with pytest.raises(ValueError, match=r"the training set is empty \(0 examples\)"):
+    with pytest.raises(ValueError, match=r"the training set \(token_ids\) is empty \(0 examples\)"):
         bucketed_batches([], [], batch_size=32)  # used to loop forever at the first next()
     with pytest.raises(ValueError, match=r"batch_size \(32\) is larger than the 5 examples of the training set"):
         bucketed_batches([[101, 102]] * 5, [0] * 5, batch_size=32)
