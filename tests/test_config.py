@@ -32,3 +32,15 @@ def test_required_sizes_must_be_positive_integers(value):
     with pytest.raises(ValueError, match=rf"config field hidden_size must be an integer >= 1, got {value!r}"):
         require(SimpleNamespace(hidden_size=value), "hidden_size")
     assert require(SimpleNamespace(num_hidden_layers=0), "num_hidden_layers").num_hidden_layers == 0
+
+
+def test_from_fields_names_a_config_class_that_is_no_dataclass():
+    # None raised "must be called with a dataclass type or instance", naming no argument (found by the sweep, #37)
+    from anatomy.layers.config import from_fields
+    from anatomy.models.transformer_config import TransformerConfig
+
+    for config_class in (None, dict, TransformerConfig(vocab_size=20, hidden_size=16, num_attention_heads=2,
+                                                       intermediate_size=32)):
+        with pytest.raises(TypeError, match="config_class must be a dataclass config class"):
+            from_fields(config_class, {"hidden_size": 16})
+    assert from_fields(TransformerConfig, {"hidden_size": 16, "vocab_size": 20}).hidden_size == 16

@@ -46,6 +46,9 @@ def check_divisible(hidden_size: int, num_heads: int) -> int:
 
 def from_fields(config_class: type, fields: Mapping[str, Any], source: str = "") -> Any:
     """`config_class(**fields)` for a dataclass config; unknown field names are refused by name."""
+    if not (isinstance(config_class, type) and dataclasses.is_dataclass(config_class)):
+        raise TypeError(f"config_class must be a dataclass config class such as TransformerConfig, "
+                        f"got {config_class!r}")
     if not isinstance(fields, Mapping):
         raise ValueError(f"{source or config_class.__name__} must hold a dict of config fields, got {type(fields).__name__}")
     known = [f.name for f in dataclasses.fields(config_class)]

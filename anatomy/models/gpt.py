@@ -16,7 +16,7 @@ from safetensors.torch import save_model
 from torch import nn
 
 from anatomy.checkpoints.checkpoint_files import load_weights_file, read_config
-from anatomy.checks import check_number
+from anatomy.checks import check_number, check_type
 from anatomy.layers.config import check_model_sizes
 from anatomy.models.decoder_inputs import check_decoder_call, decoder_mask
 from anatomy.models.encoder import TransformerEncoderLayer
@@ -56,7 +56,7 @@ class CausalLMOutput:
 class GPT(nn.Module):
     def __init__(self, config: GPTConfig) -> None:
         super().__init__()
-        self.config = config
+        self.config = check_type("config", config, GPTConfig)
         self.token_embeddings = nn.Embedding(config.vocab_size, config.hidden_size)  # 02's, no LayerNorm
         self.position_embeddings = nn.Embedding(config.max_position_embeddings, config.hidden_size)
         self.dropout = nn.Dropout(config.hidden_dropout_prob)

@@ -54,7 +54,7 @@ def tokenize(tokenizer, texts: Sequence[str], max_length: int) -> list[list[int]
     texts = check_texts(texts, allow_empty=True)
     check_integer("max_length", max_length, least=3, hint=" (room for [CLS], one token and [SEP])")
     check_type("tokenizer", tokenizer, Callable, what=TOKENIZER)
-    return tokenizer(texts, truncation=True, max_length=max_length)["input_ids"]
+    return tokenizer(texts, truncation=True, max_length=max_length)["input_ids"] if texts else []  # HF fails on []
 
 
 def bucketed_batches(token_ids: list[list[int]], labels: Sequence[int], batch_size: int, seed: int = 0,
