@@ -7,57 +7,19 @@ should name the argument. Each call must raise a TypeError or ValueError whose m
 """
 from __future__ import annotations
 
-import functools
 import math
 import re
 import sys
-from types import SimpleNamespace
 
 import pytest
 import torch
 from torch import nn
-from transformers import BertConfig
 
-SPECIALS = ["[PAD]", "[CLS]", "[SEP]", "[MASK]"]
-
-
-@functools.cache
-def bpe():
-    from anatomy.tokenizers.bpe import ByteLevelBPE
-    return ByteLevelBPE.train(["low lower lowest newer wider", "좋아해 싫어해"], 290, SPECIALS)
+from test_api_sweep import SPECIALS, bert_config, bpe, gpt, ids, mlm, sentence_tokenizer  # the sweep's small valid inputs
 
 
 def vocab():
     return [bpe().id_to_token(i) for i in range(bpe().vocab_size)]
-
-
-def bert_config(**changes):
-    return BertConfig(**{**dict(vocab_size=bpe().vocab_size, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
-                                intermediate_size=32, max_position_embeddings=16, type_vocab_size=1), **changes})
-
-
-@functools.cache
-def mlm():
-    from anatomy.models.masked_lm import TransformerForMaskedLM
-    torch.manual_seed(0)
-    return TransformerForMaskedLM(bert_config()).eval()
-
-
-@functools.cache
-def gpt():
-    from anatomy.models.gpt import GPT, GPTConfig
-    torch.manual_seed(0)
-    return GPT(GPTConfig(vocab_size=20, hidden_size=16, num_attention_heads=2, num_hidden_layers=2,
-                         intermediate_size=32, max_position_embeddings=16)).eval()
-
-
-def ids(vocab_size=20, shape=(2, 7)):
-    return torch.randint(1, vocab_size, shape, generator=torch.Generator().manual_seed(0))
-
-
-def sentence_tokenizer():
-    from anatomy.tasks.mlm_pretraining import SentenceTokenizer
-    return SentenceTokenizer(bpe())
 
 
 def dict_config():
