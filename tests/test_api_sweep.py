@@ -458,6 +458,8 @@ UNCALLABLE = {
         "anatomy.models.mlm_masking.check_probability", "anatomy.checks.check_type", "anatomy.checks.check_tensor",
         "anatomy.checks.check_texts", "anatomy.checks.check_vocabulary_ids", "anatomy.interpret.hooks.check_edit",
         "anatomy.tokenizers.bpe_training.check_vocab_size"]),
+    **reason("a config's own check, called from its __post_init__ with itself and its module's ACTIVATIONS "
+             "(tests/test_config.py); the configs that call it are swept")(["anatomy.layers.config.check_layer_settings"]),
     **reason("one step of a checked caller, fed only what the caller built (ByteLevelBPE.train, mask_tokens)")([
         "anatomy.tokenizers.bpe_training.count_pairs", "anatomy.tokenizers.bpe_training.learn_merges", "anatomy.tokenizers.bpe_training.merge_word",
         "anatomy.models.mlm_masking.maskable_positions"]),

@@ -27,7 +27,7 @@ class SentimentBatch:
 def pad_batch(token_ids: Sequence[Sequence[int]], labels: Sequence[int], pad_id: int = 0,
               device: torch.device | str | None = None) -> SentimentBatch:
     """Right-pad already tokenised sentences to the longest one in the batch."""
-    check_sentences(token_ids, labels)
+    _check_sentences(token_ids, labels)
     if len(token_ids) == 0:
         raise ValueError("token_ids is an empty batch: expected at least one sentence, got 0")
     check_integer("pad_id", pad_id, least=0)
@@ -39,7 +39,7 @@ def pad_batch(token_ids: Sequence[Sequence[int]], labels: Sequence[int], pad_id:
                           torch.tensor(list(labels), dtype=torch.long, device=device))
 
 
-def check_sentences(token_ids: Sequence[Sequence[int]], labels: Sequence[int]) -> None:
+def _check_sentences(token_ids: Sequence[Sequence[int]], labels: Sequence[int]) -> None:
     """Token-id lists and labels, one label per sentence."""
     check_type("token_ids", token_ids, Sequence, what="a list of token-id lists")
     if len(check_type("labels", labels, Sequence, torch.Tensor, what="a list of class ids")) != len(token_ids):
@@ -61,7 +61,7 @@ def bucketed_batches(token_ids: list[list[int]], labels: Sequence[int], batch_si
                      pad_id: int = 0, device: torch.device | str | None = None) -> Iterator[SentimentBatch]:
     """Endless epochs of batches whose sentences have similar lengths (little padding), in random order.
     Each epoch: shuffle, cut into pools of 50 batches, sort each pool by length, shuffle the batches."""
-    check_sentences(token_ids, labels)
+    _check_sentences(token_ids, labels)
     check_batches(len(token_ids), batch_size, "the training set (token_ids)")
     check_integer("pad_id", pad_id, least=0)
     return _bucketed(token_ids, labels, batch_size, random.Random(seed), pad_id, device)
