@@ -88,7 +88,7 @@ def check_labels(labels: Any, size: int, num_classes: int | None = None, name: s
 def check_padding_side(mask: torch.Tensor, side: str | None, name: str, why: str = "") -> None:
     """Raise unless every row of a (B, T) 0/1 mask has a real token and (unless side is None) its
     padding only on `side` ('left': 0 ... 0 1 ... 1; 'right': 1 ... 1 0 ... 0)."""
-    if mask.dim() != 2 or not ((mask == 0) | (mask == 1)).all():
+    if check_tensor(name, mask).dim() != 2 or not ((mask == 0) | (mask == 1)).all():
         raise ValueError(f"{name} must be a (B, T) mask of 1s (real tokens) and 0s (padding), got shape "
                          f"{tuple(mask.shape)} with values {sorted(set(mask.flatten().tolist()))[:5]}")
     empty = (~mask.bool().any(dim=1)).nonzero().flatten().tolist()
@@ -123,8 +123,8 @@ def check_type(name: str, value: Any, *kinds: type, what: str = "") -> Any:
 
 def check_tensor(name: str, value: Any, rank: int | None = None, floating: bool | None = None, shape: str = "") -> torch.Tensor:
     """Return `value` if it is a tensor of `rank` dimensions, floating point (or integer) when asked."""
-    kind = {True: "floating-point ", False: "integer ", None: ""}[floating]
-    wanted = f"a {kind}{shape or (f'{rank}-dimensional' if rank is not None else '')} tensor".replace("  ", " ")
+    kind = {True: "a floating-point ", False: "an integer ", None: "a "}[floating]
+    wanted = f"{kind}{shape or (f'{rank}-dimensional' if rank is not None else '')} tensor".replace("  ", " ")
     if not isinstance(value, torch.Tensor):
         raise TypeError(f"{name} must be {wanted}, got {type(value).__name__}")
     if (rank is not None and value.dim() != rank) or (floating is not None and value.is_floating_point() != floating) \

@@ -72,3 +72,11 @@ def test_settings_out_of_range_are_refused_where_they_are_made():
     with pytest.raises(ValueError, match="max_span must be an integer >= 1, got 8.5"):
         AdaptiveSpan(2, max_span=8.5)
     assert AdaptiveSpan(2, max_span=8, initial_span=8).spans.tolist() == [8.0, 8.0]
+
+
+@pytest.mark.parametrize("argument", ["distance", "span"])
+def test_span_mask_names_a_distance_or_span_that_is_no_tensor(argument):
+    # None raised "unsupported operand type(s) for -: 'Tensor' and 'NoneType'" (found by the sweep, #37)
+    arguments = {"distance": torch.arange(6.0), "span": torch.tensor([[2.0], [4.0]]), argument: None}
+    with pytest.raises(TypeError, match=f"{argument} must be a tensor, got NoneType"):
+        span_mask(arguments["distance"], arguments["span"], 2.0)

@@ -83,3 +83,11 @@ def test_devices_that_this_machine_lacks(monkeypatch):
     monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
     with pytest.raises(ValueError, match=r"device='cuda:3' was asked for, but this machine has 1 CUDA device"):
         check_device("cuda:3")
+
+
+def test_check_padding_side_names_a_mask_that_is_no_tensor():
+    # None raised AttributeError: 'NoneType' object has no attribute 'dim' (found by the sweep, #37)
+    with pytest.raises(TypeError, match="attention_mask must be a tensor, got NoneType"):
+        check_padding_side(None, "left", "attention_mask")
+    with pytest.raises(TypeError, match="src_mask must be a tensor, got list"):
+        check_padding_side([[1, 1, 0]], "right", "src_mask")

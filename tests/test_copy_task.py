@@ -64,3 +64,16 @@ def test_settings_out_of_range_are_refused_at_once():
 
     with pytest.raises(ValueError, match=rf"each length must be an integer in \[1, {MAX_LENGTH}\], got 61"):
         accuracy_by_length(build_model("GRU + attention", vocab), vocab, [5, 61])
+
+
+def test_builders_and_batches_name_a_vocab_or_seed_that_is_wrong():
+    # a None vocab raised AttributeError (pad_id, encode) or "object of type 'NoneType' has no len()", a None
+    # seed "unsupported operand type(s) for *" at the first batch (found by the sweep, #37)
+    from anatomy.tasks.copy_task import build_rnn
+
+    for call in (lambda: build_model("GRU + attention", None), lambda: build_rnn(None),
+                 lambda: training_batches(None, 4), lambda: build_model("Transformer", list(LETTERS))):
+        with pytest.raises(TypeError, match="vocab must be CharVocabulary, got"):
+            call()
+    with pytest.raises(ValueError, match="seed must be an integer >= 0, got None"):
+        training_batches(copy_vocabulary(), 4, seed=None)

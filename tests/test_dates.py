@@ -77,3 +77,11 @@ def test_translate_wants_a_list_of_texts():
     vocab = CharVocabulary()
     with pytest.raises(TypeError, match=r"texts must be a list of strings; for one date pass \['March 3, 2021'\]"):
         translate(Transformer(dates_config(vocab)), "March 3, 2021", vocab)
+
+
+def test_vocabulary_and_batches_name_a_vocab_or_characters_that_is_wrong():
+    # CharVocabulary(None) raised "'NoneType' object is not iterable", make_batch(..., None) an AttributeError (#37)
+    with pytest.raises(TypeError, match="characters must be a string of the characters to know, got NoneType"):
+        CharVocabulary(None)
+    with pytest.raises(TypeError, match="vocab must be CharVocabulary, got NoneType"):
+        make_batch([("1 may 2020", "2020-05-01")], None)

@@ -93,3 +93,11 @@ def test_a_cache_of_another_model_is_refused():
 def test_positions_count_real_tokens_only():
     mask = torch.tensor([[0, 0, 1, 1], [1, 1, 1, 1]])
     assert positions_from_padding(mask).tolist() == [[0, 0, 0, 1], [0, 1, 2, 3]]
+
+
+def test_positions_from_padding_names_a_mask_that_is_no_2d_tensor():
+    # None raised AttributeError: 'NoneType' object has no attribute 'long' (found by the sweep, #37)
+    with pytest.raises(TypeError, match=r"attention_mask must be a \(B, T\) 1/0 tensor, got NoneType"):
+        positions_from_padding(None)
+    with pytest.raises(ValueError, match=r"attention_mask must be a \(B, T\) 1/0 tensor, got a torch.int64 tensor of shape \(3,\)"):
+        positions_from_padding(torch.tensor([0, 1, 1]))

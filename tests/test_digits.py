@@ -120,3 +120,24 @@ def test_training_batches_names_a_wrong_split_or_seed(argument, value):
     kwargs = {"split": DigitsSplit(images, torch.arange(4), images, torch.arange(4)), "batch_size": 2, "seed": 0, argument: value}
     with pytest.raises((TypeError, ValueError), match=argument):
         training_batches(**kwargs)
+
+
+def test_logits_accuracy_and_loss_name_a_wrong_model_images_or_batch():
+    # a None model raised "'NoneType' object is not callable" or AttributeError ('eval'); (1, B, C, S, S) or
+    # integer images reached torch's matmul ("mat1 and mat2 shapes cannot be multiplied"); an empty batch
+    # "not enough values to unpack" (found by the sweep, #37)
+    from anatomy.tasks.digits import accuracy, classification_loss, logits_of
+
+    model, images, labels = pixel_mlp(8).eval(), torch.rand(4, 1, 8, 8), torch.tensor([0, 1, 2, 3])
+    wrong_images = r"images must be a floating-point \(B, C, S, S\) tensor, got a torch.(float32|int64) tensor of shape"
+    for call, message in [(lambda: logits_of(None, images, labels), "model must be Module, got NoneType"),
+                          (lambda: accuracy(None, images, labels), "model must be Module, got NoneType"),
+                          (lambda: logits_of(model, images[None], labels), wrong_images),
+                          (lambda: accuracy(model, (images * 16).long(), labels), wrong_images),
+                          (lambda: logits_of(model, None, labels), "images must be a floating-point"),
+                          (lambda: classification_loss(model, None), r"batch must be an \(images, labels\) pair, got NoneType"),
+                          (lambda: classification_loss(model, ()), r"batch must be an \(images, labels\) pair, got 0 item"),
+                          (lambda: classification_loss(None, (images, labels)), "model must be Module, got NoneType")]:
+        with pytest.raises((TypeError, ValueError), match=message):
+            call()
+    assert classification_loss(model, (images, labels)).isfinite()

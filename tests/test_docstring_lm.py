@@ -90,3 +90,21 @@ def test_corpus_and_model_arguments_are_named_when_wrong():
                            (lambda: docstring_config(None), "corpus"), (lambda: validation_loss(None, torch.zeros(70).long()), "model")]:
         with pytest.raises(TypeError, match=argument):
             call()
+
+
+def test_next_character_loss_names_a_wrong_model_or_window():
+    # a None model raised "'NoneType' object is not callable"; a (1, B, T + 1) or float window was refused as
+    # "input_ids must be ..." (the model's argument, not this one's) (found by the sweep, #37)
+    from anatomy.models.gpt import GPT, GPTConfig
+    from anatomy.tasks.docstring_lm import next_character_loss
+
+    model = GPT(GPTConfig(vocab_size=4, hidden_size=8, num_attention_heads=2, num_hidden_layers=1,
+                          intermediate_size=16, max_position_embeddings=8))
+    window = torch.tensor([[1, 2, 3, 0], [2, 3, 0, 1]])
+    for call, message in [(lambda: next_character_loss(None, window), "model must be Module, got NoneType"),
+                          (lambda: next_character_loss(model, window[None]), r"window must be an integer \(B, T \+ 1\)"),
+                          (lambda: next_character_loss(model, window.float()), r"window must be an integer \(B, T \+ 1\)"),
+                          (lambda: next_character_loss(model, window[:, :1]), "window must hold at least 2 tokens per row")]:
+        with pytest.raises((TypeError, ValueError), match=message):
+            call()
+    assert next_character_loss(model, window).isfinite()

@@ -104,3 +104,10 @@ def test_a_config_out_of_range_is_refused_where_it_is_made(overrides, message):
                     max_position_embeddings=16)
     with pytest.raises(ValueError, match=message):
         GPTConfig(**(settings | overrides))
+
+
+@pytest.mark.parametrize("config", [None, {"vocab_size": 20}])
+def test_gpt_names_a_config_that_is_no_gpt_config(config):
+    # None raised AttributeError: 'NoneType' object has no attribute 'vocab_size' (found by the sweep, #37)
+    with pytest.raises(TypeError, match=f"config must be GPTConfig, got {type(config).__name__}"):
+        GPT(config)

@@ -97,3 +97,15 @@ def test_generation_past_the_llama_window_is_named():
     model = llama_from_hf(hf_llama())  # 128 positions
     with pytest.raises(ValueError, match=r"the prompt \(10 tokens\) \+ max_new_tokens \(119\) exceed the context window \(128"):
         generate(model, torch.ones(1, 10, dtype=torch.long), max_new_tokens=119)
+
+
+@pytest.mark.parametrize("config", [None, LlamaConfig(vocab_size=20, hidden_size=16, intermediate_size=32,
+                                                      num_hidden_layers=1, num_attention_heads=2)])
+def test_llama_and_its_block_name_a_config_that_is_not_ours(config):
+    # None raised AttributeError: 'NoneType' object has no attribute 'vocab_size' (found by the sweep, #37);
+    # Hugging Face's LlamaConfig has other field names (rope_parameters): convert it with llama_from_hf
+    from anatomy.models.llama import Llama, LlamaBlock
+
+    for model_class in (Llama, LlamaBlock):
+        with pytest.raises(TypeError, match=f"config must be LlamaConfig, got {type(config).__name__}"):
+            model_class(config)

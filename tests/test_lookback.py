@@ -75,3 +75,15 @@ def test_lookback_pieces_name_a_wrong_config_model_or_seed():
                            (lambda: LookbackModel(None), "config"), (lambda: lookback_loss(None, torch.zeros(2, 8).long()), "model")]:
         with pytest.raises((TypeError, ValueError), match=argument):
             call()
+
+
+def test_lookback_targets_names_wrong_tokens_or_lookbacks():
+    # None tokens raised AttributeError ('dim'), None lookbacks "'NoneType' object is not iterable", () lookbacks
+    # "max() arg is an empty sequence" (found by the sweep, #37)
+    tokens = torch.randint(6, (2, 8))
+    for call, message in [(lambda: lookback_targets(None, (1, 2)), "tokens must be an integer tensor, got NoneType"),
+                          (lambda: lookback_targets(tokens, None), "lookbacks must be a tuple of lookbacks, one per head"),
+                          (lambda: lookback_targets(tokens, ()), r"lookbacks must be a non-empty tuple of integers >= 1"),
+                          (lambda: lookback_targets(tokens, (1, 0)), r"lookbacks must be a non-empty tuple of integers >= 1")]:
+        with pytest.raises((TypeError, ValueError), match=message):
+            call()

@@ -75,3 +75,11 @@ def test_non_integer_sizes_and_a_wrong_width_for_the_identity():
         PersistentMemoryAttention(config, num_persistent=2.5)
     with pytest.raises(ValueError, match=r"x must be a floating-point \(\.\.\., 24\) tensor, got shape \(2, 5, 8\)"):
         feedforward_as_attention(torch.zeros(2, 5, 8), FeedForward(config))
+
+
+def test_feedforward_as_attention_names_what_is_no_feedforward():
+    # None raised AttributeError: 'NoneType' object has no attribute 'linear_1' (found by the sweep, #37)
+    with pytest.raises(TypeError, match="feedforward must be FeedForward, got NoneType"):
+        feedforward_as_attention(torch.randn(2, 3, 16), None)
+    with pytest.raises(TypeError, match="feedforward must be FeedForward, got Linear"):
+        feedforward_as_attention(torch.randn(2, 3, 16), nn.Linear(16, 16))

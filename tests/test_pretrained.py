@@ -163,3 +163,12 @@ def test_a_truncated_checkpoint_names_the_file(tmp_path):
         with pytest.raises(ValueError, match=rf"{weights} is not a readable safetensors file \(.*\): it is truncated "
                                              r"or damaged .*download the checkpoint again"):
             load(tmp_path)
+
+
+def test_looks_like_a_path_names_a_checkpoint_name_that_is_no_string():
+    # None raised AttributeError: 'NoneType' object has no attribute 'startswith' (found by the sweep, #37)
+    from anatomy.checkpoints.pretrained import looks_like_a_path
+
+    with pytest.raises(TypeError, match="name must be str, got NoneType"):
+        looks_like_a_path(None)
+    assert looks_like_a_path("./models/bert") and not looks_like_a_path("sentence-transformers/all-MiniLM-L6-v2")

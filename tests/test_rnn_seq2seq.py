@@ -180,3 +180,10 @@ def test_additive_attention_refuses_a_size_that_is_not_a_count(argument, value):
     # torch refused these itself ("negative dimension -1", "empty(): argument 'size'"), naming no argument
     with pytest.raises((TypeError, ValueError), match=argument):
         AdditiveAttention(**{"query_size": 8, "key_size": 8, "attention_size": 4, argument: value})
+
+
+@pytest.mark.parametrize("config", [None, {"vocab_size": 11}])
+def test_gru_seq2seq_names_a_config_that_is_no_rnn_config(config):
+    # None raised AttributeError: 'NoneType' object has no attribute 'vocab_size' (found by the sweep, #37)
+    with pytest.raises(TypeError, match=f"config must be RNNConfig, got {type(config).__name__}"):
+        GRUSeq2Seq(config)

@@ -108,3 +108,27 @@ def test_accuracy_is_never_counted_from_nan(classifier, pretrained):
         broken.classifier.bias[1] = float("nan")
     with pytest.raises(ValueError, match=r"predicted probabilities hold NaN"):
         accuracy(broken, pretrained[0], Reviews(SENTENCES, [1, 0, 0, 1], [2.0, -2.0, -2.0, 2.0]))
+
+
+def test_each_argument_of_the_loss_predictions_and_probe_vectors_is_named(classifier, pretrained):
+    # each raised an AttributeError ('NoneType' object has no attribute 'eval'/'shape'/'texts'), "'NoneType' object
+    # is not callable", torch's NotImplementedError for integer logits, or named labels for (1, B, L) logits (#37)
+    from anatomy.tasks.sentiment import accuracy, sentiment_loss
+
+    tokenizer = pretrained[0]
+    for call, message in [
+            (lambda: classification_loss(None, torch.tensor([1, 0])), "logits must be a floating-point"),
+            (lambda: classification_loss(torch.randn(1, 2, 2), torch.tensor([1, 0])),
+             r"logits must be a floating-point \(B, L\) tensor, got a torch.float32 tensor of shape \(1, 2, 2\)"),
+            (lambda: classification_loss(torch.ones(2, 2, dtype=torch.long), torch.tensor([1, 0])), "logits must be"),
+            (lambda: classification_loss(torch.randn(2, 2), None), "labels must be Tensor, got NoneType"),
+            (lambda: sentiment_loss(None, None), "batch must be SentimentBatch, got NoneType"),
+            (lambda: predict_probabilities(None, tokenizer, SENTENCES), "model must be Module, got NoneType"),
+            (lambda: predict_probabilities(classifier, None, SENTENCES), "tokenizer must be a tokenizer called on"),
+            (lambda: predict_probabilities(classifier, tokenizer, None), "texts must be a list of texts"),
+            (lambda: predict_probabilities(classifier, tokenizer, "Dull."), "texts must be a list of texts, got one str"),
+            (lambda: accuracy(classifier, tokenizer, None), "reviews must be Reviews, got NoneType"),
+            (lambda: sentence_vectors(None, tokenizer, SENTENCES), "encoder must be Module, got NoneType"),
+            (lambda: sentence_vectors(classifier.encoder, tokenizer, None), "texts must be a list of texts")]:
+        with pytest.raises((TypeError, ValueError), match=message):
+            call()

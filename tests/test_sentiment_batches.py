@@ -37,7 +37,7 @@ def test_buckets_cover_each_sentence_once_per_epoch_with_little_padding():
 
 
 def test_a_training_stream_that_could_never_fill_a_batch_raises_at_once():
-    with pytest.raises(ValueError, match=r"the training set is empty \(0 examples\)"):
+    with pytest.raises(ValueError, match=r"the training set \(token_ids\) is empty \(0 examples\)"):
         bucketed_batches([], [], batch_size=32)  # used to loop forever at the first next()
     with pytest.raises(ValueError, match=r"batch_size \(32\) is larger than the 5 examples of the training set"):
         bucketed_batches([[101, 102]] * 5, [0] * 5, batch_size=32)
@@ -55,3 +55,22 @@ def test_inference_batches_and_tokenising_settings(pretrained):
         tokenize(tokenizer, ["Dull."], max_length=0)
     with pytest.raises(ValueError, match=r"expected one label per text \(2\), got 1"):
         next(batches_by_length(tokenizer, ["Dull.", "Fine."], 64, batch_size=8, labels=[1]))
+
+
+def test_each_argument_is_named_when_it_is_wrong(pretrained):
+    # each raised "object of type 'NoneType' has no len()", "'NoneType' object is not callable", torch's "full():
+    # argument 'fill_value' must be Number" or RuntimeError for a NaN pad_id, or a message naming no argument (#37)
+    tokenizer = pretrained[0]
+    for call, message in [
+            (lambda: pad_batch(None, [1]), "token_ids must be a list of token-id lists, got NoneType"),
+            (lambda: pad_batch([[1, 2]], None), "labels must be a list of class ids, got NoneType"),
+            (lambda: pad_batch([[1, 2]], []), r"labels and token_ids differ in length: expected one label per sentence \(1\)"),
+            (lambda: pad_batch([[1, 2]], [1], pad_id=float("nan")), "pad_id must be an integer >= 0, got nan"),
+            (lambda: bucketed_batches([[1, 2]] * 4, [1] * 4, 2, pad_id=None), "pad_id must be an integer >= 0, got None"),
+            (lambda: bucketed_batches(None, [1], 2), "token_ids must be a list of token-id lists, got NoneType"),
+            (lambda: tokenize(None, ["Dull."], 64), "tokenizer must be a tokenizer called on a list of texts"),
+            (lambda: tokenize(tokenizer, None, 64), "texts must be a list of texts"),
+            (lambda: tokenize(tokenizer, "Dull.", 64), "texts must be a list of sentences, got one string"),
+            (lambda: next(batches_by_length(tokenizer, [], 64, 8, labels=[1, 0])), "labels and texts differ in length")]:
+        with pytest.raises((TypeError, ValueError), match=message):
+            call()

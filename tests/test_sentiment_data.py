@@ -89,3 +89,11 @@ def test_a_subset_never_silently_returns_fewer(splits):
     for size in (0, -5, 2000, 2.5):
         with pytest.raises(ValueError, match=rf"size must be an integer in \[1, 1008\], got {size} \(this split has 1,008"):
             splits["test"].subset(size)
+
+
+def test_what_is_wrong_names_raw_that_is_not_bytes():
+    # None raised AttributeError: 'NoneType' object has no attribute 'strip'; a str was read as if bytes (#37)
+    for raw, kind in ((None, "NoneType"), ("<html>", "str")):
+        with pytest.raises(TypeError, match=f"raw must be bytes, got {kind}"):
+            sentiment_data.what_is_wrong(raw)
+    assert sentiment_data.what_is_wrong(b"<html>not found</html>").startswith("it is an HTML page")

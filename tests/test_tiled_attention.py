@@ -82,3 +82,18 @@ def test_inputs_are_checked_as_03s_attention_checks_them():
         tiled_attention(q, q.double(), q.double())
     with pytest.raises(ValueError, match="query must be a floating-point tensor"):
         tiled_attention(torch.ones(1, 4, 8, dtype=torch.long), q, q)
+
+
+@pytest.mark.parametrize("argument", ["scores", "values", "running_max", "running_sum", "running_output"])
+def test_online_softmax_step_names_a_state_that_is_no_tensor_of_the_scores_dtype(argument):
+    # None raised AttributeError ('amax') or "unsupported operand type(s)", integer values torch's "expected
+    # scalar type Float but found Long" (found by the sweep, #37)
+    from anatomy.efficient.tiled_attention import online_softmax_step
+
+    state = {"scores": torch.randn(1, 3, 2), "values": torch.randn(1, 2, 4), "running_max": torch.full((1, 3), -torch.inf),
+             "running_sum": torch.zeros(1, 3), "running_output": torch.zeros(1, 3, 4)}
+    with pytest.raises(TypeError, match=f"{argument} must be a floating-point tensor, got NoneType"):
+        online_softmax_step(**{**state, argument: None})
+    if argument != "scores":
+        with pytest.raises(ValueError, match=f"{argument} must have the dtype of scores \\(torch.float32\\), got torch.float64"):
+            online_softmax_step(**{**state, argument: state[argument].double()})

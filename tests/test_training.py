@@ -114,3 +114,21 @@ def test_exact_match_and_translate_name_what_is_wrong():
                            (lambda: translate(model, ["1 may 2020"], vocab, batch_size=0), "batch_size")]:
         with pytest.raises((TypeError, ValueError), match=argument):
             call()
+
+
+def test_dates_config_and_batches_name_a_vocab_batch_size_or_seed_that_is_wrong():
+    # dates_config(None): "object of type 'NoneType' has no len()"; training_batches(batch_size=0) said
+    # "count must be ..." (date_pairs' argument) at the first next(); translate(texts=None): len() of None (#37)
+    from anatomy.tasks.dates_translator import training_batches
+
+    vocab = CharVocabulary()
+    for call, message in [(lambda: dates_config(None), "vocab must be CharVocabulary, got NoneType"),
+                          (lambda: training_batches(None), "vocab must be CharVocabulary, got NoneType"),
+                          (lambda: training_batches(vocab, batch_size=0), "batch_size must be an integer >= 1, got 0"),
+                          (lambda: training_batches(vocab, seed=None), "seed must be an integer >= 0, got None"),
+                          (lambda: translate(Transformer(dates_config(vocab)), None, vocab),
+                           "texts must be a list of texts"),
+                          (lambda: translate(Transformer(dates_config(vocab)), ["1 may 2020", 3], vocab),
+                           r"texts must hold strings only, got \(position, type\) \[\(1, 'int'\)\]")]:
+        with pytest.raises((TypeError, ValueError), match=message):
+            call()  # refused at the call, before any batch is drawn

@@ -1,4 +1,6 @@
 """The full Transformer: parity with torch.nn.Transformer, the paper's parameter counts, decoding, saving."""
+import math
+
 import pytest
 import torch
 from torch import nn
@@ -218,8 +220,10 @@ def test_special_token_ids_must_be_in_the_vocabulary(field, value):
     (dict(vocab_size=-5), "config field vocab_size must be an integer >= 1, got -5"),
     (dict(num_encoder_layers=-1), "config field num_encoder_layers must be an integer >= 0, got -1"),
     (dict(max_position_embeddings=0), "config field max_position_embeddings must be an integer >= 1, got 0"),
-    (dict(hidden_act="tanh"), r"hidden_act 'tanh' is not one of \['gelu', 'gelu_new', 'relu'\]"),
-    (dict(hidden_dropout_prob=2.0), r"hidden_dropout_prob must be a probability in \[0, 1\], got 2.0"),
+    (dict(hidden_act="tanh"), r"hidden_act must be one of \['gelu', 'gelu_new', 'relu'\], got 'tanh'"),
+    (dict(hidden_dropout_prob=2.0), r"hidden_dropout_prob must be a finite number >= 0 and <= 1, got 2.0"),
+    (dict(attention_probs_dropout_prob=math.nan), r"attention_probs_dropout_prob must be a finite number >= 0 and <= 1"),
+    (dict(layer_norm_eps=0.0), r"layer_norm_eps must be a finite number > 0, got 0.0"),
     (dict(position_embedding="rotary"), r"position_embedding must be one of \['sinusoidal', 'learned'\], "
                                         r"got 'rotary': 'sinusoidal' for the paper's fixed sinusoids, 'learned'"),
 ])

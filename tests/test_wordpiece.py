@@ -110,3 +110,11 @@ def test_text_must_be_a_string(ours):
         ours.encode(None)
     with pytest.raises(TypeError, match="text must be a str, got list"):
         ours.tokenize(["hello", "world"])
+
+
+def test_a_vocab_that_is_no_dict_is_named():
+    # None raised "argument of type 'NoneType' is not iterable" (found by the sweep, #37)
+    with pytest.raises(TypeError, match="vocab must be a dict of token -> id, got NoneType"):
+        WordPieceTokenizer(None)
+    with pytest.raises(ValueError, match=r"vocab lacks the special tokens \['\[MASK\]'\]"):
+        WordPieceTokenizer({"[PAD]": 0, "[UNK]": 1, "[CLS]": 2, "[SEP]": 3})

@@ -10,6 +10,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from anatomy.checks import check_type
+
 DEFAULT_CHECKPOINT = "sentence-transformers/all-MiniLM-L6-v2"
 CHECKPOINT_ENV = "ANATOMY_CHECKPOINT"
 HUB_PROBE_SECONDS = 5.0  # one bounded request before any download (each download waits at most 10 s)
@@ -33,7 +35,7 @@ def default_model_dir() -> Path:
 
 def looks_like_a_path(name: str) -> bool:
     """True for what can only be a local path, never a hub name ('owner/name' or 'name')."""
-    return (name.startswith(("/", ".", "~")) or "\\" in name or name.count("/") > 1
+    return (check_type("name", name, str).startswith(("/", ".", "~")) or "\\" in name or name.count("/") > 1
             or re.fullmatch(r"[\w.-]+(/[\w.-]+)?", name) is None)
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import torch
 
-from anatomy.checks import check_integer, check_number
+from anatomy.checks import check_integer, check_number, check_type
 
 DATA_ENV = "ANATOMY_DATA"
 REVIEWS_FILE = "movieReviewSnippets_GroundTruth.txt"
@@ -80,7 +80,7 @@ def fetch_reviews(quiet: bool = True) -> Path:
 
 def what_is_wrong(raw: bytes) -> str:
     """Why bytes that fail the checksum are not the ratings file, as specifically as can be said."""
-    if not raw.strip():
+    if not check_type("raw", raw, bytes).strip():
         return "it is empty"
     if raw.lstrip()[:15].lower().startswith((b"<!doctype", b"<html")) or b"<html" in raw[:2000].lower():
         return "it is an HTML page (an error or login page saved in place of the data)"

@@ -12,12 +12,14 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from anatomy.checks import check_integer, check_number
+from anatomy.checks import check_integer, check_number, check_tensor
 
 
 def span_mask(distance: torch.Tensor, span: torch.Tensor, ramp: float) -> torch.Tensor:
     """m_z(x) = clamp((R + z − x) / R, 0, 1), for distances x and spans z that broadcast together."""
     check_number("ramp", ramp, above=0, hint=" (R, the positions over which the mask falls to 0)")
+    check_tensor("distance", distance)
+    check_tensor("span", span)
     return ((ramp + span - distance) / ramp).clamp(0.0, 1.0)
 
 

@@ -13,7 +13,7 @@ import torch
 from torch import nn
 
 from anatomy.layers.attention import scaled_dot_product_attention
-from anatomy.checks import check_integer
+from anatomy.checks import check_integer, check_type
 from anatomy.layers.feedforward import FeedForward, check_hidden_states
 from anatomy.layers.masks import check_mask
 from anatomy.layers.multihead import MultiHeadAttention, check_attention_inputs
@@ -23,7 +23,7 @@ def feedforward_as_attention(x: torch.Tensor, feedforward: FeedForward) -> tuple
     """A ReLU FeedForward written as attention: the keys are the rows of W1 (with its bias added to
     the scores), the values are the columns of W2, and ReLU stands where softmax would.
     Returns (output (B, T, D), weights (B, T, F)); equals feedforward(x) in eval mode."""
-    check_hidden_states(x, feedforward.linear_1.in_features)
+    check_hidden_states(x, check_type("feedforward", feedforward, FeedForward).linear_1.in_features)
     if not isinstance(feedforward.activation, nn.ReLU):
         raise ValueError(f"the identity holds for a ReLU feed-forward, got {type(feedforward.activation).__name__}")
     keys = feedforward.linear_1.weight  # (F, D): one key per hidden unit

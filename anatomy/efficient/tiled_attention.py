@@ -16,7 +16,7 @@ import math
 import torch
 
 from anatomy.layers.attention import check_qkv
-from anatomy.checks import check_integer
+from anatomy.checks import check_integer, check_tensor
 
 
 def tile_positions(start: int, size: int, device: torch.device) -> torch.Tensor:
@@ -28,6 +28,10 @@ def online_softmax_step(scores: torch.Tensor, values: torch.Tensor, running_max:
                         ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Fold one tile of scores (..., Bq, Bk) and its values (..., Bk, Dv) into the running
     (max (..., Bq), sum (..., Bq), output (..., Bq, Dv)). Scores of -inf are masked-out keys."""
+    for name, tensor in (("scores", scores), ("values", values), ("running_max", running_max),
+                         ("running_sum", running_sum), ("running_output", running_output)):
+        if check_tensor(name, tensor, floating=True).dtype != scores.dtype:
+            raise ValueError(f"{name} must have the dtype of scores ({scores.dtype}), got {tensor.dtype}")
     new_max = torch.maximum(running_max, scores.amax(dim=-1))  # (..., Bq)
     safe_max = new_max.masked_fill(new_max == float("-inf"), 0.0)  # a row with nothing allowed yet
     exp_scores = torch.exp(scores - safe_max.unsqueeze(-1))  # (..., Bq, Bk), masked keys -> 0

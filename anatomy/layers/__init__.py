@@ -4,7 +4,7 @@ and the modern block's RoPE, RMSNorm, SwiGLU, grouped-query attention and KV cac
 Taught in: 02_embeddings, 03_attention, 04_multi_head_attention, 05_encoder, 11_gpt (KV cache), 12_modern_block.
 """
 from anatomy.layers.attention import check_qkv, scaled_dot_product_attention
-from anatomy.layers.config import require, check_divisible, from_fields, check_model_sizes
+from anatomy.layers.config import require, check_divisible, from_fields, check_model_sizes, check_layer_settings
 from anatomy.layers.embeddings import (check_token_ids, Embeddings, check_even_width, sinusoidal_positions,
                                        position_shift_matrix, SinusoidalEmbeddings, LearnedPositionEmbeddings)
 from anatomy.layers.feedforward import check_hidden_states, FeedForward

@@ -7,9 +7,11 @@ anatomy.TransformerConfig) or a plain dict of them.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from types import SimpleNamespace
 from typing import Any
+
+from anatomy.checks import check_number
 
 
 def require(config: Any, *fields: str) -> Any:
@@ -46,6 +48,9 @@ def check_divisible(hidden_size: int, num_heads: int) -> int:
 
 def from_fields(config_class: type, fields: Mapping[str, Any], source: str = "") -> Any:
     """`config_class(**fields)` for a dataclass config; unknown field names are refused by name."""
+    if not (isinstance(config_class, type) and dataclasses.is_dataclass(config_class)):
+        raise TypeError(f"config_class must be a dataclass config class such as TransformerConfig, "
+                        f"got {config_class!r}")
     if not isinstance(fields, Mapping):
         raise ValueError(f"{source or config_class.__name__} must hold a dict of config fields, got {type(fields).__name__}")
     known = [f.name for f in dataclasses.fields(config_class)]
@@ -62,3 +67,13 @@ def check_model_sizes(config: Any, *extra: str) -> None:
     require(config, "vocab_size", "hidden_size", "num_attention_heads", "num_hidden_layers", "intermediate_size",
             "max_position_embeddings", *extra)
     check_divisible(config.hidden_size, config.num_attention_heads)
+
+
+def check_layer_settings(config: Any, activations: Collection[str]) -> None:
+    """The settings a config of LayerNorm'd blocks shares (GPT, the Transformer, ViT): hidden_act one of
+    `activations`, layer_norm_eps > 0 (NaN there makes every LayerNorm output NaN), dropouts in [0, 1]."""
+    if not isinstance(config.hidden_act, str) or config.hidden_act not in activations:
+        raise ValueError(f"hidden_act must be one of {sorted(activations)}, got {config.hidden_act!r}")
+    check_number("layer_norm_eps", config.layer_norm_eps, above=0)
+    for name in ("hidden_dropout_prob", "attention_probs_dropout_prob"):
+        check_number(name, getattr(config, name), at_least=0, at_most=1)

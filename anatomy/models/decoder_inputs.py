@@ -9,6 +9,7 @@ from typing import Any
 
 import torch
 
+from anatomy.checks import check_tensor
 from anatomy.layers.embeddings import check_token_ids
 from anatomy.layers.kv_cache import KVCache
 from anatomy.layers.masks import causal_mask, padding_mask
@@ -17,6 +18,7 @@ from anatomy.layers.masks import causal_mask, padding_mask
 def positions_from_padding(attention_mask: torch.Tensor) -> torch.Tensor:
     """(B, T) 1/0 mask -> (B, T) position ids counting real tokens only, so that a left-padded
     prompt starts at position 0 like an unpadded one (padding gets 0; it is never attended to)."""
+    check_tensor("attention_mask", attention_mask, rank=2, shape="(B, T) 1/0")
     return (attention_mask.long().cumsum(dim=-1) - 1).clamp(min=0)  # (B, T)
 
 

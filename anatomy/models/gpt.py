@@ -16,8 +16,8 @@ from safetensors.torch import save_model
 from torch import nn
 
 from anatomy.checkpoints.checkpoint_files import load_weights_file, read_config
-from anatomy.checks import check_number
-from anatomy.layers.config import check_model_sizes
+from anatomy.checks import check_type
+from anatomy.layers.config import check_layer_settings, check_model_sizes
 from anatomy.models.decoder_inputs import check_decoder_call, decoder_mask
 from anatomy.models.encoder import TransformerEncoderLayer
 from anatomy.layers.feedforward import ACTIVATIONS
@@ -40,11 +40,7 @@ class GPTConfig:
 
     def __post_init__(self) -> None:
         check_model_sizes(self)
-        check_number("layer_norm_eps", self.layer_norm_eps, above=0)
-        if self.hidden_act not in ACTIVATIONS:
-            raise ValueError(f"hidden_act must be one of {sorted(ACTIVATIONS)}, got {self.hidden_act!r}")
-        for name in ("hidden_dropout_prob", "attention_probs_dropout_prob"):
-            check_number(name, getattr(self, name), at_least=0, at_most=1)
+        check_layer_settings(self, ACTIVATIONS)
 
 
 @dataclass
@@ -56,7 +52,7 @@ class CausalLMOutput:
 class GPT(nn.Module):
     def __init__(self, config: GPTConfig) -> None:
         super().__init__()
-        self.config = config
+        self.config = check_type("config", config, GPTConfig)
         self.token_embeddings = nn.Embedding(config.vocab_size, config.hidden_size)  # 02's, no LayerNorm
         self.position_embeddings = nn.Embedding(config.max_position_embeddings, config.hidden_size)
         self.dropout = nn.Dropout(config.hidden_dropout_prob)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from anatomy.checks import check_number
+from anatomy.checks import check_number, check_type
 from anatomy.layers.config import check_model_sizes
 from anatomy.models.decoder_inputs import check_decoder_call, decoder_mask
 from anatomy.models.gpt import CausalLMOutput
@@ -51,6 +51,7 @@ class LlamaBlock(nn.Module):
 
     def __init__(self, config: LlamaConfig) -> None:
         super().__init__()
+        check_type("config", config, LlamaConfig)
         self.input_norm = RMSNorm(config.hidden_size, config.rms_norm_eps)
         self.self_attn = GroupedQueryAttention(config.hidden_size, config.num_attention_heads,
                                                config.num_key_value_heads, config.rope_theta)
@@ -66,7 +67,7 @@ class LlamaBlock(nn.Module):
 class Llama(nn.Module):
     def __init__(self, config: LlamaConfig) -> None:
         super().__init__()
-        self.config = config
+        self.config = check_type("config", config, LlamaConfig)
         self.token_embeddings = nn.Embedding(config.vocab_size, config.hidden_size)  # no position table
         self.layers = nn.ModuleList(LlamaBlock(config) for _ in range(config.num_hidden_layers))
         self.final_norm = RMSNorm(config.hidden_size, config.rms_norm_eps)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from anatomy.checks import check_integer, check_padding_side
+from anatomy.checks import check_integer, check_padding_side, check_type
 from anatomy.layers.config import require
 from anatomy.layers.embeddings import check_token_ids
 from anatomy.models.transformer import Seq2SeqOutput, check_padding
@@ -79,7 +79,7 @@ class GRUSeq2Seq(nn.Module):
 
     def __init__(self, config: RNNConfig) -> None:
         super().__init__()
-        self.config = config
+        self.config = check_type("config", config, RNNConfig)
         self.embeddings = nn.Embedding(config.vocab_size, config.embedding_size, padding_idx=config.pad_token_id)
         hidden, memory = config.hidden_size, config.hidden_size * (2 if config.bidirectional else 1)  # Dh, Dm
         self.encoder_rnn = nn.GRU(config.embedding_size, hidden, batch_first=True, bidirectional=config.bidirectional)

@@ -9,8 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from anatomy.checks import check_number
-from anatomy.layers.config import check_divisible, from_fields, require
+from anatomy.layers.config import check_divisible, check_layer_settings, from_fields, require
 from anatomy.layers.feedforward import ACTIVATIONS
 
 POSITION_EMBEDDINGS = ("sinusoidal", "learned")  # the paper's fixed sinusoids; a trained table (Table 3, row E)
@@ -42,17 +41,11 @@ class TransformerConfig:
         require(self, "vocab_size", "hidden_size", "num_attention_heads", "intermediate_size",
                 "num_encoder_layers", "num_decoder_layers", "max_position_embeddings")
         check_divisible(self.hidden_size, self.num_attention_heads)
-        if self.hidden_act not in ACTIVATIONS:
-            raise ValueError(f"hidden_act {self.hidden_act!r} is not one of {sorted(ACTIVATIONS)}")
+        check_layer_settings(self, ACTIVATIONS)
         if self.position_embedding not in POSITION_EMBEDDINGS:
             raise ValueError(f"position_embedding must be one of {list(POSITION_EMBEDDINGS)}, got "
                              f"{self.position_embedding!r}: 'sinusoidal' for the paper's fixed sinusoids, "
                              "'learned' for a trained table")
-        for name in ("hidden_dropout_prob", "attention_probs_dropout_prob"):
-            value = getattr(self, name)
-            if not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
-                raise ValueError(f"{name} must be a probability in [0, 1], got {value!r}")
-        check_number("layer_norm_eps", self.layer_norm_eps, above=0.0)  # NaN here makes every LayerNorm output NaN
         for name in ("pad_token_id", "bos_token_id", "eos_token_id"):
             value = getattr(self, name)
             if not isinstance(value, int) or not 0 <= value < self.vocab_size:

@@ -15,8 +15,8 @@ import torch
 from torch import nn
 
 from anatomy.checks import check_tensor
-from anatomy.checks import check_integer, check_number
-from anatomy.layers.config import check_divisible, require
+from anatomy.checks import check_integer
+from anatomy.layers.config import check_divisible, check_layer_settings, require
 from anatomy.models.encoder import TransformerEncoderLayer
 from anatomy.layers.feedforward import ACTIVATIONS
 
@@ -45,11 +45,7 @@ class VisionTransformerConfig:
         check_divisible(self.hidden_size, self.num_attention_heads)
         if self.image_size % self.patch_size:
             raise ValueError(f"image_size ({self.image_size}) must be divisible by patch_size ({self.patch_size})")
-        if self.hidden_act not in ACTIVATIONS:
-            raise ValueError(f"hidden_act must be one of {sorted(ACTIVATIONS)}, got {self.hidden_act!r}")
-        check_number("layer_norm_eps", self.layer_norm_eps, above=0)
-        for name in ("hidden_dropout_prob", "attention_probs_dropout_prob"):
-            check_number(name, getattr(self, name), at_least=0, at_most=1)
+        check_layer_settings(self, ACTIVATIONS)
 
 
 def image_to_patches(images: torch.Tensor, patch_size: int) -> torch.Tensor:

@@ -17,7 +17,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from anatomy.checks import check_integer
+from anatomy.checks import check_integer, check_type
 from anatomy.tasks.dates import CharVocabulary, TranslationBatch, make_batch
 from anatomy.tasks.dates_translator import translation_loss
 from anatomy.generation.greedy import greedy_decode
@@ -52,8 +52,9 @@ def training_batches(vocab: CharVocabulary, batch_size: int = 32, seed: int = 0,
                      device: torch.device | str | None = None) -> Iterator[TranslationBatch]:
     """Fresh strings forever, all of one length per batch (no padding to pay for), the length drawn
     uniformly from 1 to MAX_LENGTH. Batch `step` of run `seed` is the same for every model."""
+    check_type("vocab", vocab, CharVocabulary)
     check_integer("batch_size", batch_size)
-    return _batches(vocab, batch_size, seed, device)
+    return _batches(vocab, batch_size, check_integer("seed", seed, least=0), device)
 
 
 def _batches(vocab: CharVocabulary, batch_size: int, seed: int, device) -> Iterator[TranslationBatch]:
@@ -67,6 +68,7 @@ def build_model(name: str, vocab: CharVocabulary) -> nn.Module:
     """One of MODEL_NAMES, able to read MAX_LENGTH letters: the GRUs 64 wide (about 55,000 parameters
     with a fixed context, about 100,000 with attention and the bidirectional encoder), the Transformer
     64 wide with 2 + 2 layers (about 170,000)."""
+    check_type("vocab", vocab, CharVocabulary)
     specials = dict(pad_token_id=vocab.pad_id, bos_token_id=vocab.bos_id, eos_token_id=vocab.eos_id)
     if name == "Transformer":
         return Transformer(TransformerConfig(vocab_size=len(vocab), hidden_size=64, num_attention_heads=4,
@@ -81,6 +83,7 @@ def build_model(name: str, vocab: CharVocabulary) -> nn.Module:
 def build_rnn(vocab: CharVocabulary, **settings: Any) -> GRUSeq2Seq:
     """A GRU encoder-decoder for the copy task, reading up to MAX_LENGTH letters; `settings` are other
     RNNConfig fields (attention, bidirectional, hidden_size, ...), e.g. for exercise 1 or `make bench` C1/C3."""
+    check_type("vocab", vocab, CharVocabulary)
     return GRUSeq2Seq(RNNConfig(vocab_size=len(vocab), max_length=MAX_LENGTH, pad_token_id=vocab.pad_id,
                                 bos_token_id=vocab.bos_id, eos_token_id=vocab.eos_id, **settings))
 

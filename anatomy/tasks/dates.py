@@ -15,6 +15,8 @@ from functools import cache
 
 import torch
 
+from anatomy.checks import check_type
+
 FIRST_DAY, LAST_DAY = date(1950, 1, 1), date(2049, 12, 31)  # two-digit years are unambiguous: 50-99 -> 19xx
 HELD_OUT_SEED = 2017
 MONTHS = calendar.month_name[1:]
@@ -64,6 +66,7 @@ class CharVocabulary:
     SPECIALS = ("<pad>", "<bos>", "<eos>")
 
     def __init__(self, characters: str = string.ascii_letters + string.digits + " ,./-") -> None:
+        check_type("characters", characters, str, what="a string of the characters to know")
         self.tokens = list(self.SPECIALS) + sorted(set(characters))
         self.ids = {token: i for i, token in enumerate(self.tokens)}
         self.pad_id, self.bos_id, self.eos_id = 0, 1, 2
@@ -110,7 +113,7 @@ def make_batch(pairs: list[tuple[str, str]], vocab: CharVocabulary,
             isinstance(pair, (tuple, list)) and len(pair) == 2 and all(isinstance(s, str) for s in pair)
             for pair in pairs):
         raise ValueError(f"pairs must be a non-empty list of (source, target) string pairs, got {str(pairs)[:60]!r}")
-    sources = [vocab.encode(source) for source, _ in pairs]
+    sources = [check_type("vocab", vocab, CharVocabulary).encode(source) for source, _ in pairs]
     targets = [vocab.encode(target) for _, target in pairs]
     src_ids = pad(sources, vocab.pad_id)
     tgt_ids = pad([[vocab.bos_id] + t for t in targets], vocab.pad_id)

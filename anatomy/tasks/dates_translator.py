@@ -13,7 +13,7 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from anatomy.checks import check_integer, check_type
+from anatomy.checks import check_integer, check_texts, check_type
 from anatomy.tasks.dates import CharVocabulary, TranslationBatch, date_pairs, make_batch
 from anatomy.generation.greedy import greedy_decode
 from anatomy.tasks.training import TrainingRun, token_cross_entropy, train
@@ -25,6 +25,7 @@ DATES_MODEL_DIR = Path(__file__).resolve().parent.parent / "data" / "dates_trans
 def dates_config(vocab: CharVocabulary) -> TransformerConfig:
     """A Transformer small enough to train in well under a minute on two CPU cores. No dropout:
     every step sees fresh pairs, so there is nothing to memorise."""
+    check_type("vocab", vocab, CharVocabulary)
     return TransformerConfig(vocab_size=len(vocab), hidden_size=64, num_attention_heads=4,
                              intermediate_size=128, num_encoder_layers=2, num_decoder_layers=2,
                              hidden_dropout_prob=0.0, max_position_embeddings=64,
@@ -34,8 +35,11 @@ def dates_config(vocab: CharVocabulary) -> TransformerConfig:
 def training_batches(vocab: CharVocabulary, batch_size: int = 128, seed: int = 0,
                      device: torch.device | str | None = None) -> Iterator[TranslationBatch]:
     """Fresh training-split pairs forever; batch `step` of run `seed` is always the same."""
-    for step in count():
-        yield make_batch(date_pairs(batch_size, "train", seed=seed * 1_000_003 + step), vocab, device)
+    check_type("vocab", vocab, CharVocabulary)
+    check_integer("batch_size", batch_size)
+    check_integer("seed", seed, least=0)
+    return (make_batch(date_pairs(batch_size, "train", seed=seed * 1_000_003 + step), vocab, device)
+            for step in count())
 
 
 def translation_loss(model: Transformer, batch: TranslationBatch, label_smoothing: float = 0.1) -> torch.Tensor:
@@ -61,6 +65,7 @@ def translate(model: Transformer, texts: list[str], vocab: CharVocabulary, batch
     """Greedy translations of `texts`, in batches."""
     if isinstance(texts, str):
         raise TypeError(f"texts must be a list of strings; for one date pass [{texts!r}]")
+    texts = check_texts(texts, allow_empty=True)
     check_type("model", model, nn.Module)
     check_type("vocab", vocab, CharVocabulary)
     check_integer("batch_size", batch_size)

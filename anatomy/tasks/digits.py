@@ -15,7 +15,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from anatomy.checks import check_batches, check_device, check_integer, check_labels, check_number, check_scores, check_type
+from anatomy.checks import (check_batches, check_device, check_integer, check_labels, check_number, check_scores,
+                            check_tensor, check_type)
 from anatomy.tasks.training import TrainingRun, train
 
 SPLIT_SEED = 0
@@ -79,13 +80,16 @@ def _batches(split: DigitsSplit, batch_size: int, generator: torch.Generator,
 
 def logits_of(model: nn.Module, images: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     """(B, L) logits of `images`, once `labels` is one class in 0..L-1 per image, (B,)."""
-    output = model(images)
+    check_tensor("images", images, rank=4, floating=True, shape="(B, C, S, S)")
+    output = check_type("model", model, nn.Module)(images)
     logits = output.logits if hasattr(output, "logits") else output  # (B, L)
     check_labels(labels, logits.size(0), logits.size(-1))
     return logits
 
 
 def classification_loss(model: nn.Module, batch: tuple[torch.Tensor, torch.Tensor]) -> torch.Tensor:
+    if len(check_type("batch", batch, tuple, list, what="an (images, labels) pair")) != 2:
+        raise ValueError(f"batch must be an (images, labels) pair, got {len(batch)} item(s)")
     images, labels = batch
     return F.cross_entropy(logits_of(model, images, labels), labels)
 
@@ -104,7 +108,7 @@ def train_digits(model: nn.Module, split: DigitsSplit, steps: int = 800, batch_s
 @torch.no_grad()
 def accuracy(model: nn.Module, images: torch.Tensor, labels: torch.Tensor) -> float:
     """The fraction of `images` whose predicted class is their (B,) label."""
-    model.eval()
+    check_type("model", model, nn.Module).eval()
     logits = logits_of(model, images, labels)
     check_scores(logits)  # an argmax of NaN logits is no prediction
     return (logits.argmax(-1) == labels).float().mean().item()

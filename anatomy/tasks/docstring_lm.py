@@ -12,8 +12,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import torch
+from torch import nn
 
-from anatomy.checks import check_integer, check_number, check_type
+from anatomy.checks import check_integer, check_number, check_tensor, check_type
 from anatomy.corpora.stdlib_docstrings import stdlib_sentences
 from anatomy.models.gpt import GPT, GPTConfig
 from anatomy.tasks.training import TrainingRun, token_cross_entropy, train
@@ -73,7 +74,11 @@ def _windows(ids: torch.Tensor, batch_size: int, length: int, generator: torch.G
 
 
 def next_character_loss(model: GPT, window: torch.Tensor) -> torch.Tensor:
-    logits = model(window[:, :-1]).logits  # (B, T, V)
+    """Cross-entropy of each next character of (B, T + 1) windows: inputs [:, :-1], labels [:, 1:]."""
+    if check_tensor("window", window, rank=2, floating=False, shape="(B, T + 1)").size(1) < 2:
+        raise ValueError(f"window must hold at least 2 tokens per row (an input and its next), "
+                         f"got shape {tuple(window.shape)}")
+    logits = check_type("model", model, nn.Module)(window[:, :-1]).logits  # (B, T, V)
     return token_cross_entropy(logits, window[:, 1:], ignore_id=-100)
 
 

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
-from anatomy.checks import check_batches, check_integer, check_labels, check_number
+from anatomy.checks import check_batches, check_integer, check_labels, check_number, check_texts, check_type
 from anatomy.tasks.sentiment import classification_loss
 from anatomy.tasks.sentiment_batches import batches_by_length
 from anatomy.tasks.training import train
@@ -22,7 +22,8 @@ def sentence_vectors(encoder: nn.Module, tokenizer, texts: Sequence[str], max_le
                      batch_size: int = 128) -> dict[str, torch.Tensor]:
     """{"cls": (N, D) last-layer [CLS] vectors, "mean": (N, D) means of the real tokens' last-layer
     vectors (mean pooling, padding left out)} of a frozen encoder, in the order of `texts`."""
-    encoder.eval()
+    texts = check_texts(texts, allow_empty=True)
+    check_type("encoder", encoder, nn.Module).eval()
     vectors = {pooling: torch.empty(len(texts), encoder.config.hidden_size) for pooling in ("cls", "mean")}
     for rows, batch in batches_by_length(tokenizer, texts, max_length, batch_size, next(encoder.parameters()).device):
         hidden = encoder(batch.input_ids, attention_mask=batch.attention_mask).last_hidden_state  # (B, T, D)

@@ -15,7 +15,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from anatomy.efficient.adaptive_span import AdaptiveSpan
-from anatomy.checks import check_integer, check_number, check_scores, check_type
+from anatomy.checks import check_integer, check_number, check_scores, check_tensor, check_type
 from anatomy.layers.embeddings import check_token_ids
 from anatomy.efficient.local_masks import key_offsets
 from anatomy.layers.masks import causal_mask
@@ -91,8 +91,11 @@ class LookbackModel(nn.Module):
 
 def lookback_targets(tokens: torch.Tensor, lookbacks: tuple[int, ...]) -> tuple[torch.Tensor, slice]:
     """(B, H, T') targets: token t − lookbacks[h], for the positions t that have one for every head."""
+    check_type("lookbacks", lookbacks, tuple, list, what="a tuple of lookbacks, one per head")
+    if not lookbacks or not all(isinstance(d, int) and not isinstance(d, bool) and d >= 1 for d in lookbacks):
+        raise ValueError(f"lookbacks must be a non-empty tuple of integers >= 1, one per head, got {lookbacks!r}")
     start = max(lookbacks)
-    if tokens.dim() != 2 or tokens.size(1) <= start:
+    if check_tensor("tokens", tokens, floating=False).dim() != 2 or tokens.size(1) <= start:
         raise ValueError(f"tokens must be (B, T) with T > the longest lookback ({start}), got shape {tuple(tokens.shape)}")
     return torch.stack([tokens[:, start - d:tokens.size(1) - d] for d in lookbacks], dim=1), slice(start, None)
 

@@ -13,7 +13,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from anatomy.checks import check_integer, check_number, check_scores
+from anatomy.checks import check_integer, check_number, check_scores, check_tensor, check_texts, check_type
 from anatomy.models.classifier import TransformerForSequenceClassification
 from anatomy.tasks.sentiment_batches import SentimentBatch, batches_by_length, bucketed_batches, tokenize
 from anatomy.corpora.sentiment_data import Reviews
@@ -42,7 +42,8 @@ class FineTuningRecipe:
 
 def classification_loss(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     """Mean cross-entropy of (B, L) logits against (B,) integer labels in 0..L-1."""
-    if labels.dtype != torch.long or labels.shape != logits.shape[:1]:
+    check_tensor("logits", logits, rank=2, floating=True, shape="(B, L)")
+    if check_type("labels", labels, torch.Tensor).dtype != torch.long or labels.shape != logits.shape[:1]:
         raise ValueError(f"labels must be int64 of shape ({logits.size(0)},), "
                          f"got {labels.dtype} of shape {tuple(labels.shape)}")
     if labels.numel() and not 0 <= int(labels.min()) <= int(labels.max()) < logits.size(1):
@@ -52,7 +53,9 @@ def classification_loss(logits: torch.Tensor, labels: torch.Tensor) -> torch.Ten
 
 
 def sentiment_loss(model: nn.Module, batch: SentimentBatch) -> torch.Tensor:
-    return classification_loss(model(batch.input_ids, attention_mask=batch.attention_mask), batch.labels)
+    check_type("batch", batch, SentimentBatch)
+    logits = check_type("model", model, nn.Module)(batch.input_ids, attention_mask=batch.attention_mask)  # (B, L)
+    return classification_loss(logits, batch.labels)
 
 
 def fine_tune(model: nn.Module, tokenizer, reviews: Reviews, recipe: FineTuningRecipe = FineTuningRecipe(),
@@ -74,9 +77,9 @@ def fine_tune(model: nn.Module, tokenizer, reviews: Reviews, recipe: FineTuningR
 def predict_probabilities(model: nn.Module, tokenizer, texts: Sequence[str], max_length: int = 64,
                           batch_size: int = 128) -> torch.Tensor:
     """(N, L) softmax probabilities, in the order of `texts`; the model is left in eval mode."""
-    if len(texts) == 0:
-        raise ValueError("empty batch: expected at least one sentence, got 0")
-    model.eval()
+    if not check_texts(texts, allow_empty=True):
+        raise ValueError("texts is an empty batch: expected at least one sentence, got 0")
+    check_type("model", model, nn.Module).eval()
     probabilities = torch.empty(len(texts), model.config.num_labels)
     for rows, batch in batches_by_length(tokenizer, texts, max_length, batch_size, next(model.parameters()).device):
         probabilities[rows] = model(batch.input_ids, attention_mask=batch.attention_mask).softmax(-1).cpu()
@@ -84,7 +87,7 @@ def predict_probabilities(model: nn.Module, tokenizer, texts: Sequence[str], max
 
 
 def accuracy(model: nn.Module, tokenizer, reviews: Reviews, max_length: int = 64) -> float:
-    probabilities = predict_probabilities(model, tokenizer, reviews.texts, max_length)
+    probabilities = predict_probabilities(model, tokenizer, check_type("reviews", reviews, Reviews).texts, max_length)
     check_scores(probabilities, "predicted probabilities")  # never count an argmax of NaN as a prediction
     predicted = probabilities.argmax(-1)
     return (predicted == torch.tensor(reviews.labels)).float().mean().item()

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from anatomy.checks import check_type
 from anatomy.tokenizers.basic_tokenizer import normalize, split_punctuation
 
 SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
@@ -36,9 +37,10 @@ class WordPieceTokenizer:
     """Text -> WordPiece tokens -> ids, with [CLS]/[SEP] and token_type_ids, as BERT expects."""
 
     def __init__(self, vocab: dict[str, int], lowercase: bool = True) -> None:
+        check_type("vocab", vocab, Mapping, what="a dict of token -> id")
         missing = [token for token in SPECIAL_TOKENS if token not in vocab]
         if missing:
-            raise ValueError(f"vocabulary lacks the special tokens {missing}")
+            raise ValueError(f"vocab lacks the special tokens {missing}")
         self.vocab = vocab
         self.id_to_token = {index: token for token, index in vocab.items()}
         self.lowercase = lowercase
