@@ -333,6 +333,18 @@ def test_a_table_of_dates_fails_question_5():
     assert feedback is not None and "of 50 held-out dates are translated wrongly" in feedback, feedback
 
 
+def test_a_table_of_dates_fails_question_5_also_beside_a_wrong_layer():
+    """With question 4 wrong, the check used to grade only what swap_in reported (a state_dict the forged
+    layers answer with the trained weights): each layer now runs a known-good forward over the modules
+    and weights it really holds, so the forged swap translates nothing and the honest swap still does."""
+    forged_layer = forged(NO_ATTENTION_LAYER, MyDecoderLayer=layer_with(None))["MyDecoderLayer"]
+    swap_in = forged(DATE_TABLE, MyDecoderLayer=forged_layer)["swap_in"]
+    feedback = hw.check_translations.feedback(swap_in, forged_layer, CrossAttention, count=50)
+    assert feedback is not None and "of 50 held-out dates are translated wrongly" in feedback, feedback
+    assert "known-good forward over its own modules" in feedback, feedback
+    assert hw.check_translations.feedback(swap_in_with(forged_layer), forged_layer, CrossAttention, count=50) is None
+
+
 def test_a_module_and_a_layer_in_float64_keep_their_marks():
     class Double(CrossAttention):
         def __init__(self, config):

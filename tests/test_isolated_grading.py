@@ -199,6 +199,7 @@ def graded(assigned, tmp_path_factory):
     write("hang", solution, {"q5": HANG}, after_imports=BUILTINS)
     write("no_attention", solution, {"q3": NO_ATTENTION_MODULE, "q4": NO_ATTENTION_LAYER})
     write("date_table", solution, {"q5": DATE_TABLE})
+    write("table_beside_forged_layer", solution, {"q4": NO_ATTENTION_LAYER, "q5": DATE_TABLE})
     write("double", solution, DOUBLE)
     for i, group in enumerate(groups(LIBRARY)):
         write(f"library_{i}", solution, {q: code for q, (_, code) in group.items()})
@@ -295,6 +296,14 @@ def test_a_table_of_dates_scores_zero_on_question_5(graded):
     model, calling only the student's layers (untrained here, though they report the trained weights)."""
     results = graded[0]["date_table"]
     assert scores(results) == FULL | {"q5": 0}, results
+    assert "held-out dates are translated wrongly" in by_question(results)["q5"]["output"], results
+
+
+def test_a_table_of_dates_scores_zero_on_question_5_also_when_question_4_is_forged(graded):
+    """With question 4 wrong, question 5 once graded only what the swap reported; the forged layers report
+    the trained weights. Each layer now runs a known-good forward over what it really holds."""
+    results = graded[0]["table_beside_forged_layer"]
+    assert scores(results) == FULL | {"q4": 0, "q5": 0}, results
     assert "held-out dates are translated wrongly" in by_question(results)["q5"]["output"], results
 
 

@@ -1,7 +1,8 @@
 """Check for question 5 of the cross-attention homework (notebook 08): swap_in puts the student's
 decoder layers, holding the trained weights, into notebook 07's dates translator, which must still
 translate held-out dates. A wrong CrossAttention (question 3) or layer (question 4) costs only its
-own question: the swap then runs with a known-good cross-attention, or only the swap is graded.
+own question: the swap then runs with a known-good cross-attention, or each swapped layer runs a
+known-good forward over its own modules, so the swap is still graded on the weights it put there.
 The translation runs in the check's own copy of the trained model, which calls only the swapped-in
 layers (in the grader: in the child, on the hidden dates' states); so a table of dates, or any other
 route around the model, has nothing to answer.
@@ -9,6 +10,7 @@ route around the model, has nothing to answer.
 from __future__ import annotations
 
 import contextlib
+from types import MethodType
 
 import torch
 from torch import nn
@@ -17,8 +19,12 @@ from anatomy.models.decoder import TransformerDecoderLayer
 from anatomy.homework.cross_attention.checks import check_cross_attention_module
 from anatomy.homework.cross_attention.model_checks import (SUBSTITUTED, check_decoder_layer, own_class, run_own_layer,
                                                            stand_in, substitute_cross_attention)
-from anatomy.homework.cross_attention.substitutes import KnownGoodCrossAttention
+from anatomy.homework.cross_attention.substitutes import KnownGoodCrossAttention, known_good_layer_forward
 from anatomy.homework.feedback import Feedback, feedback_of, type_of
+
+
+LAYER_SUBSTITUTED = (" (your MyDecoderLayer, question 4, is not right yet, so each of your layers ran a known-good"
+                     " forward over its own modules and weights)")
 
 
 class Borrowed(nn.Module):
@@ -41,7 +47,8 @@ class Borrowed(nn.Module):
 def check_translations(swap_in, layer_class=None, cross_attention_class=None, count: int = 200, seed: int = 7) -> None:
     """Question 5: swap_in(model) puts your decoder layers, holding the trained weights, into notebook
     07's dates translator; it must still translate held-out dates (>= 98% exact match). If your layer
-    (question 4) is not right yet, only the swap itself is graded."""
+    (question 4) is not right yet, each of your layers runs a known-good forward over its own modules,
+    so only the swap itself is graded, on the weights it really put there."""
     from anatomy.tasks.dates import CharVocabulary, date_pairs
     from anatomy.tasks.dates_translator import DATES_MODEL_DIR, translate
     from anatomy.models.transformer import Transformer
@@ -72,7 +79,9 @@ def check_translations(swap_in, layer_class=None, cross_attention_class=None, co
             substitute_cross_attention(layer, model.config)
         note = SUBSTITUTED
     if layer_class is not None and feedback_of(check_decoder_layer, layer_class, cross_attention_class, seed):
-        return  # question 4 already costs its points; the swap itself is right
+        for layer in layers:  # question 4 already costs its points: grade the swap, on what each layer holds
+            layer.forward = MethodType(known_good_layer_forward, layer)
+        note += LAYER_SUBSTITUTED
     trusted = Transformer.from_pretrained(DATES_MODEL_DIR).eval()  # the check's own translator around your layers
     for i, layer in enumerate(layers):
         trusted.decoder.layers[i] = Borrowed(layer.eval())
