@@ -389,6 +389,9 @@ torch.testing.assert_close(t5_term[0], t5_term[1])  # the same for every query
 # 3. Why does BERT refuse inputs longer than 512 tokens, while the sinusoidal encoding could go on?
 #    *Hint:* look at the shape of `position_embeddings.weight`, and at what `sinusoidal_positions`
 #    needs to compute row 600.
+# 4. Train the skip-gram without negative samples: keep only the `real` term of its loss. Where do the
+#    five partners rank now? *Hint:* with real pairs alone, the loss falls whenever dot products grow;
+#    look at the cosine between the vectors of any two words.
 #
 # ## Glossary · 용어집
 # | English | 한국어 |

@@ -216,7 +216,10 @@ del reference, twin
 #
 # Which vector? The classifier below reads `[CLS]`, as BERT does; but notebooks 01 and 05 showed that
 # this model's summary of a sentence is the **mean** of its token vectors, the vector it was trained to
-# produce. A fair baseline probes both. One probe is cheap, so we train each five times, on five draws
+# produce. A third summary is older than BERT: **max-over-time pooling** keeps, in each of the D
+# dimensions, the largest value that any token reached (Collobert et al., 2011; Kim, 2014; the sentiment
+# classifier of Canziani's NYU lecture pools this way). A fair baseline probes all three. One probe is
+# cheap, so we train each five times, on five draws
 # of 2,400 training sentences (the first is the draw the fine-tuning below uses), and also once on all
 # 8,057. The test split has 1,008 sentences, so each test accuracy carries sampling noise of its own:
 # the last line prints its 95 % interval (±1.96 standard errors of a share).
@@ -225,7 +228,7 @@ del reference, twin
 # NBVAL_IGNORE_OUTPUT
 # not compared: accuracies of probes trained on this CPU (the asserts check the lesson)
 frozen = anatomy.TransformerEncoder.from_pretrained().to(device)
-train_vectors = sentence_vectors(frozen, tokenizer, train_reviews.texts, recipe.max_length)  # {"cls", "mean"}: (8057, D)
+train_vectors = sentence_vectors(frozen, tokenizer, train_reviews.texts, recipe.max_length)  # {"cls", "mean", "max"}: (8057, D)
 test_vectors = sentence_vectors(frozen, tokenizer, test_reviews.texts, recipe.max_length)
 train_labels, test_labels = torch.tensor(train_reviews.labels), torch.tensor(test_reviews.labels)
 
@@ -239,8 +242,8 @@ def probe_accuracy(pooling, rows, seed=0):
 draws = [torch.arange(TRAIN_SENTENCES)] + [
     torch.randperm(len(train_reviews), generator=torch.Generator().manual_seed(seed))[:TRAIN_SENTENCES]
     for seed in range(1, 5)]
-probes = {pooling: [probe_accuracy(pooling, rows, seed) for seed, rows in enumerate(draws)] for pooling in ("cls", "mean")}
-for pooling, name in [("cls", "[CLS] vector"), ("mean", "mean of tokens")]:
+probes = {pooling: [probe_accuracy(pooling, rows, seed) for seed, rows in enumerate(draws)] for pooling in ("cls", "mean", "max")}
+for pooling, name in [("cls", "[CLS] vector"), ("mean", "mean of tokens"), ("max", "max over tokens")]:
     accuracies = torch.tensor(probes[pooling])
     print(f"probe on the {name:<14}: 5 draws of {TRAIN_SENTENCES:,}: {accuracies.mean():.1%} "
           f"(lowest {accuracies.min():.1%}, highest {accuracies.max():.1%}); "
@@ -253,10 +256,12 @@ def interval(share, n=len(test_reviews)):
 
 
 by_draw = compare_arms(probes["cls"], probes["mean"])  # paired: each draw (and seed) gives both probes
+max_by_draw = compare_arms(probes["max"], probes["mean"])  # mean - max, draw by draw
 print(f"mean minus [CLS], draw by draw: {by_draw.describe(higher='the mean is better', lower='[CLS] is better', over='draws')}; "
       f"a test accuracy near 75 % is known to ±{100 * interval(0.75):.1f} points")
+print(f"mean minus max, draw by draw:   {max_by_draw.describe(higher='the mean is better', lower='the max is better', over='draws')}")
 assert min(probes["mean"]) > max(probes["cls"]) and by_draw.shown  # on every draw, the mean is the better summary
-assert all(0.6 < a < 0.85 for a in probes["cls"] + probes["mean"]), "a straight line on frozen vectors: well above chance"
+assert all(0.6 < a < 0.85 for a in probes["cls"] + probes["mean"] + probes["max"]), "a straight line on frozen vectors: well above chance"
 results = {"linear probe, frozen [CLS]": probes["cls"][0], "linear probe, frozen mean": probes["mean"][0]}
 
 # %% [markdown]
@@ -505,6 +510,7 @@ print("'I like you' and 'I hate you' become the very same token ids")
 # | linear probe | 선형 프로브 |
 # | frozen encoder | 동결된 인코더 |
 # | mean pooling | 평균 풀링 |
+# | max-over-time pooling | 시간 축 최대 풀링 |
 # | sentiment analysis | 감성 분석 |
 # | pooler | 풀러 |
 # | length bucketing | 길이별 버킷팅 |
@@ -531,6 +537,10 @@ print("'I like you' and 'I hate you' become the very same token ids")
 # - L. Tunstall, L. von Werra, T. Wolf, *Natural Language Processing with Transformers*, ch. 3,
 #   O'Reilly 2022 (the classification head on `[CLS]`).
 # - A. Canziani, NYU Deep Learning 2020, week 12 practicum (a Transformer sentiment classifier).
+# - R. Collobert, J. Weston, L. Bottou, M. Karlen, K. Kavukcuoglu, P. Kuksa, "Natural Language Processing
+#   (Almost) from Scratch", JMLR 12, 2011 (max-over-time pooling).
+# - Y. Kim, "Convolutional Neural Networks for Sentence Classification", EMNLP 2014 (max-over-time pooling
+#   for sentence classification).
 # - J. Lee, KcBERT: Korean comments BERT (2020), `beomi/kcbert-base`.
 # - I. Loshchilov and F. Hutter, "Decoupled Weight Decay Regularization" (AdamW), ICLR 2019.
 #
