@@ -24,7 +24,9 @@
 #
 # ## Learning objectives
 # 1. Build a token embedding with `nn.Embedding` from a model's config, and see that it is a lookup table.
-# 2. Show with numbers that a token embedding ignores context, while the model's output does not.
+# 2. Show with numbers that a token embedding ignores context, while the model's output does not; train
+#    word2vec's skip-gram for a few seconds and see words that share contexts cluster; see what a model
+#    without positions makes of shuffled and dropped words.
 # 3. Build BERT's embedding layer (token + position + token type, LayerNorm, dropout) and reproduce
 #    the pretrained model's numbers exactly.
 # 4. Compute the paper's sinusoidal position encoding and check its key property.
@@ -96,6 +98,154 @@ contextual_similarity = F.cosine_similarity(contextual[0, position[0]], contextu
 print(f"cosine('flies', 'flies'), static token embedding: {static_similarity:.3f}")
 print(f"cosine('flies', 'flies'), model output:           {contextual_similarity:.2f}")
 assert static_similarity > 0.9999 and contextual_similarity < 0.9
+
+# %% [markdown]
+# ### Where static vectors came from before Transformers: skip-gram
+# A table of static word vectors can be learnt on its own. Word2vec's **skip-gram** (Mikolov et al.,
+# 2013a, 2013b) takes each word of a text as a *centre* and trains its vector to predict the words around
+# it (here two on each side). Predicting one word out of a whole vocabulary takes a softmax over all of it;
+# **negative sampling** asks a yes/no question instead. For a real (centre, context) pair the dot product of
+# the centre's vector with the context word's vector (a second table) should be high; for K = 5 words drawn
+# at random (with probability ∝ count^¾) it should be low. Words that occur in the same contexts end up with
+# similar vectors. Our text: 10,000 sentences of the Python standard library's docstrings (notebook 01's
+# corpus), its 2,000 most frequent words, vectors of 32 numbers, four passes: a few seconds of CPU.
+
+# %%
+import collections
+import re
+
+from anatomy.corpora.stdlib_docstrings import stdlib_sentences
+
+words = [re.findall(r"[a-z]+", sentence.lower()) for sentence in stdlib_sentences(10_000)]
+counts = collections.Counter(word for sentence in words for word in sentence)
+vocab = [word for word, _ in counts.most_common(2000)]
+index = {word: i for i, word in enumerate(vocab)}
+centres, contexts = [], []
+for sentence in words:
+    ids = [index[word] for word in sentence if word in index]
+    for i, centre in enumerate(ids):
+        for j in range(max(0, i - 2), min(len(ids), i + 3)):  # two words on each side
+            if j != i:
+                centres.append(centre)
+                contexts.append(ids[j])
+centres, contexts = torch.tensor(centres), torch.tensor(contexts)  # (P,) each: the (centre, context) pairs
+noise = torch.tensor([counts[word] for word in vocab], dtype=torch.float) ** 0.75  # negatives ∝ count^¾
+print(f"{sum(counts.values()):,} words, vocabulary {len(vocab):,}, {len(centres):,} (centre, context) pairs")
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+# not compared: a loss trained on this CPU (the cell after it asserts what the lesson needs)
+torch.manual_seed(0)
+centre_vectors, context_vectors = nn.Embedding(len(vocab), 32), nn.Embedding(len(vocab), 32)
+nn.init.uniform_(centre_vectors.weight, -0.5 / 32, 0.5 / 32)  # word2vec's start: small centre vectors,
+nn.init.zeros_(context_vectors.weight)  # context vectors at zero
+untrained = centre_vectors.weight.detach().clone()
+optimizer = torch.optim.Adam([centre_vectors.weight, context_vectors.weight], lr=0.01)
+threads = torch.get_num_threads()
+torch.set_num_threads(1)  # 400 small steps: one thread is faster than several that wait for each other
+for epoch in range(4):
+    order = torch.randperm(len(centres))
+    negatives = torch.multinomial(noise, len(centres) * 5, replacement=True).view(-1, 5)  # (P, K)
+    for rows in order.split(4096):
+        centre = centre_vectors(centres[rows])  # (B, 32)
+        real = (centre * context_vectors(contexts[rows])).sum(-1)  # (B,): should be high
+        fake = (context_vectors(negatives[rows]) @ centre[:, :, None]).squeeze(-1)  # (B, K): should be low
+        loss = -(F.logsigmoid(real) + F.logsigmoid(-fake).sum(-1)).mean()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    print(f"pass {epoch + 1}: loss {loss.item():.2f}")
+torch.set_num_threads(threads)
+
+# %% [markdown]
+# **The check.** For five pairs of words that a reader would group together, rank every other word of the
+# vocabulary by cosine similarity to the first and see where the second lands (1 = nearest of 1,999),
+# after training and, for contrast, with the starting vectors:
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+# not compared: ranks from vectors trained on this CPU (the assert below holds on any, and for other seeds)
+def rank(table, word, partner):
+    """1 + how many other words are closer (by cosine) to `word` than `partner` is."""
+    similarity = F.normalize(table, dim=-1) @ F.normalize(table[index[word]], dim=0)  # (V,)
+    similarity[index[word]] = -2  # leave the word itself out
+    return 1 + int((similarity > similarity[index[partner]]).sum())
+
+
+trained = centre_vectors.weight.detach()
+pairs = [("true", "false"), ("error", "exception"), ("read", "write"), ("server", "client"), ("two", "three")]
+for word, partner in pairs:
+    nearest = [vocab[i] for i in (F.normalize(trained, dim=-1) @ F.normalize(trained[index[word]], dim=0)).topk(5).indices[1:]]
+    print(f"{word:>6}: {partner!r} ranks {rank(trained, word, partner):>2} after training, "
+          f"{rank(untrained, word, partner):>4} before;  nearest: {', '.join(nearest)}")
+assert all(rank(trained, word, partner) <= 10 for word, partner in pairs)  # within the nearest 10 of 1,999
+assert sum(rank(untrained, word, partner) for word, partner in pairs) > 5 * 10  # random vectors: not
+
+# %% [markdown]
+# A map of some of the words: the 32-dimensional vectors projected on their two principal directions
+# (the two along which these words' vectors spread most), one colour per group.
+
+# %%
+groups = {"truth": ["true", "false", "none"], "failure": ["error", "exception", "failure", "warning"],
+          "input/output": ["read", "write", "receive", "send"], "network": ["server", "client", "socket", "connection"],
+          "number": ["two", "three", "four"]}
+chosen = F.normalize(trained[[index[word] for group in groups.values() for word in group]], dim=-1)  # (W, 32)
+centred = chosen - chosen.mean(0)
+_, _, directions = torch.linalg.svd(centred, full_matrices=False)
+points = (centred @ directions[:2].T).numpy()  # (W, 2)
+fig, ax = plt.subplots(figsize=(6, 4.5))
+start = 0
+for name, group in groups.items():
+    ax.scatter(*points[start:start + len(group)].T, label=name)
+    for word, (x, y) in zip(group, points[start:start + len(group)]):
+        ax.annotate(word, (x, y), textcoords="offset points", xytext=(4, 3))
+    start += len(group)
+ax.set(xlabel="principal direction 1", ylabel="principal direction 2", title="Skip-gram vectors of stdlib docstrings")
+ax.legend(fontsize=8)
+plt.show()
+
+# %% [markdown]
+# Words that share contexts cluster, learnt from co-occurrence alone. These vectors are static, like a
+# Transformer's token embedding: one per word, whatever the sentence, so "flies" would still get one vector
+# in both sentences above. A Transformer learns its table together with the layers above it, and those
+# layers supply the context.
+
+# %% [markdown]
+# ### Shuffled and dropped words, without positions
+# Context comes from attention, and attention has no sense of order: it compares every token with every
+# other and averages. Run the model's six layers on the token vectors alone, its position embeddings left
+# out, and swap two words: "the dog bit the man" becomes "the man bit the dog". Every token gets the output
+# it had before, only in its new place (the outputs are **permutation-equivariant**), so the average of
+# the outputs, a summary of the sentence, is the same for both, and nothing could tell who bit whom. Drop a
+# word and each remaining word keeps its input vector; only its context shrinks. With the position
+# embeddings added back, the swap changes the outputs, and dropping the first word moves every later word
+# to a new position, so its input vector changes too.
+
+# %%
+def encode(ids, positions=True):
+    """The model's six layers on `ids` (one sentence, no special tokens), with or without its position embeddings."""
+    layer = model.embeddings
+    x = layer.word_embeddings(ids) + layer.token_type_embeddings(torch.zeros_like(ids))  # (B, T, D)
+    if positions:
+        x = x + layer.position_embeddings(torch.arange(ids.size(1)))  # (T, D) broadcasts over the batch
+    with torch.no_grad():
+        return layer.LayerNorm(x)[0], model.encoder(layer.LayerNorm(x)).last_hidden_state[0]  # inputs, outputs: (T, D)
+
+
+dog_bit_man = tokenizer("the dog bit the man", add_special_tokens=False, return_tensors="pt").input_ids
+swap = torch.tensor([0, 4, 2, 3, 1])  # "the man bit the dog"
+dropped = dog_bit_man[:, 1:]  # "dog bit the man"
+with torch.no_grad():
+    assert torch.allclose(encode(dog_bit_man)[1], model(dog_bit_man).last_hidden_state[0], atol=1e-5)  # with positions: the model itself
+for positions in (False, True):
+    (inputs, outputs), (_, swapped) = encode(dog_bit_man, positions), encode(dog_bit_man[:, swap], positions)
+    moved = (swapped - outputs[swap]).abs().max().item()
+    summary = (swapped.mean(0) - outputs.mean(0)).abs().max().item()
+    kept = (encode(dropped, positions)[0] - inputs[1:]).abs().max().item()
+    shown = [f"{d:.2f}" if d > 1e-3 else "< 1e-4" for d in (moved, summary, kept)]  # no float noise printed
+    print(f"positions {'added   ' if positions else 'left out'}: swapped outputs vs the originals moved: max |Δ| {shown[0]:<6}, "
+          f"sentence means: {shown[1]:<6}; dropping 'the' changes the other words' input vectors by {shown[2]}")
+    assert (moved < 1e-4 and summary < 1e-4 and kept < 1e-6) if not positions else (moved > 0.1 and summary > 0.01 and kept > 0.1)
 
 # %% [markdown]
 # ## 3. Positions, learned
@@ -217,6 +367,10 @@ torch.testing.assert_close(t5_term[0], t5_term[1])  # the same for every query
 # - `nn.Embedding` is a lookup table, a cheaper one-hot matrix product.
 # - Token embeddings are context-free: "flies" is one vector whatever the sentence. Context comes
 #   from attention.
+# - Skip-gram learns static word vectors by predicting each word's neighbours, with negative sampling for
+#   the softmax; words that share contexts end up close.
+# - Without positions a model sees a bag of words: swap two words and each output only moves with its word,
+#   so a sentence's mean vector cannot tell "the dog bit the man" from "the man bit the dog".
 # - BERT adds learned position and token-type embeddings, then LayerNorm and dropout.
 #   `anatomy.Embeddings` reproduces it exactly.
 # - The sinusoidal encoding needs no training, and a shift by *k* is a fixed linear map.
@@ -235,6 +389,9 @@ torch.testing.assert_close(t5_term[0], t5_term[1])  # the same for every query
 # 3. Why does BERT refuse inputs longer than 512 tokens, while the sinusoidal encoding could go on?
 #    *Hint:* look at the shape of `position_embeddings.weight`, and at what `sinusoidal_positions`
 #    needs to compute row 600.
+# 4. Train the skip-gram without negative samples: keep only the `real` term of its loss. Where do the
+#    five partners rank now? *Hint:* with real pairs alone, the loss falls whenever dot products grow;
+#    look at the cosine between the vectors of any two words.
 #
 # ## Glossary · 용어집
 # | English | 한국어 |
@@ -246,11 +403,14 @@ torch.testing.assert_close(t5_term[0], t5_term[1])  # the same for every query
 # | token type (segment) embedding | 토큰 유형(세그먼트) 임베딩 |
 # | layer normalization | 층 정규화 |
 # | cosine similarity | 코사인 유사도 |
+# | skip-gram / negative sampling | 스킵그램 / 네거티브 샘플링 |
+# | permutation equivariance | 순열 등변성 |
 # | relative position / rotary embedding (RoPE) | 상대 위치 / 회전 위치 임베딩 (RoPE) |
 #
 # ## 핵심 요약
 # - `nn.Embedding`은 룩업 테이블이며, 원-핫 벡터와 행렬의 곱을 싸게 계산한 것이다.
-# - 토큰 임베딩은 문맥을 모른다: "flies"는 어느 문장에서나 같은 벡터이고, 문맥은 어텐션이 더한다.
+# - 토큰 임베딩은 문맥을 모른다: "flies"는 어느 문장에서나 같은 벡터이고, 문맥은 어텐션이 더한다. 스킵그램은 각 단어로 이웃 단어를 예측하며 정적 단어 벡터를 학습하고, 소프트맥스 대신 네거티브 샘플링을 쓴다. 같은 문맥에 나오는 단어들은 서로 가까워진다.
+# - 위치가 없는 모델은 단어 주머니를 본다: 두 단어를 바꾸면 각 출력은 제 단어를 따라 자리만 옮기므로, 문장의 평균 벡터로는 "the dog bit the man"과 "the man bit the dog"를 구별할 수 없다.
 # - BERT는 학습된 위치 임베딩과 토큰 유형 임베딩을 더한 뒤 층 정규화와 드롭아웃을 적용한다. `anatomy.Embeddings`는 이를 비트 단위까지 재현한다.
 # - 사인파 위치 인코딩은 학습이 필요 없고, 위치를 k만큼 옮기는 것은 고정된 선형 변환(회전)이다.
 # - 상대 위치는 두 방식이 있다: Shaw et al.(2018)은 거리마다 학습한 벡터를 키(와 값)에 더하므로 점수에 더해지는 항 q·a가 쿼리의 내용에 따라 달라지고, T5는 거리 구간마다 학습한 스칼라 하나를 점수에 더한다.
@@ -262,6 +422,10 @@ torch.testing.assert_close(t5_term[0], t5_term[1])  # the same for every query
 # - Vaswani, A. et al. (2017). Attention Is All You Need. *NeurIPS*, §3.4–3.5.
 # - Devlin, J. et al. (2019). BERT: Pre-training of Deep Bidirectional Transformers for Language
 #   Understanding. *NAACL*.
+# - Mikolov, T., Chen, K., Corrado, G. and Dean, J. (2013a). Efficient Estimation of Word Representations in
+#   Vector Space. arXiv:1301.3781 (skip-gram).
+# - Mikolov, T., Sutskever, I., Chen, K., Corrado, G. and Dean, J. (2013b). Distributed Representations of
+#   Words and Phrases and their Compositionality. *NeurIPS* (negative sampling, the count^¾ noise).
 # - Shaw, P., Uszkoreit, J. and Vaswani, A. (2018). Self-Attention with Relative Position Representations. *NAACL*.
 # - Raffel, C. et al. (2020). Exploring the Limits of Transfer Learning with a Unified Text-to-Text
 #   Transformer. *JMLR* 21 (T5; §2.1 for its relative position bias).

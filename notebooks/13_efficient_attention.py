@@ -330,6 +330,7 @@ plt.show()
 # softmax would be. A check on a random ReLU feed-forward:
 
 # %%
+import copy
 from types import SimpleNamespace
 
 small = SimpleNamespace(hidden_size=64, intermediate_size=256, num_attention_heads=4, hidden_act="relu",
@@ -363,6 +364,30 @@ ax.axvline(9.5, color="red")
 ax.set(xlabel="key: tokens 0-9 | persistent vectors 0-31", ylabel="query", title="head 0 of an untrained all-attention layer")
 fig.colorbar(image, ax=ax, label="weight")
 plt.show()
+
+# %% [markdown]
+# **Why the persistent vectors carry no position.** A token's key gets a position because where the token
+# stands is part of what it says. A persistent vector stands nowhere: it is not a token of the text, and every
+# query, at every position, sees the same N of them, as every token meets the same rows of W₁ and W₂ in a
+# feed-forward layer. Attention is a weighted sum over its key-value pairs, and a sum does not depend on the
+# order of its terms. So the slots form a set: number them in any order (each key moved together with its
+# value) and the output stays the same. That is **permutation invariance**, and a position would give the
+# slots an order that means nothing. Only the pairing counts: move the keys and not the values and the
+# output changes.
+
+# %%
+shuffled = copy.deepcopy(all_attention)
+slots = torch.randperm(32, generator=torch.Generator().manual_seed(0))  # a new order of the 32 slots
+with torch.no_grad():
+    shuffled.persistent_keys.copy_(all_attention.persistent_keys[:, slots])  # (H, N, Dh)
+    shuffled.persistent_values.copy_(all_attention.persistent_values[:, slots])
+    shuffled_output, shuffled_weights = shuffled(x, mask=causal)
+    torch.testing.assert_close(shuffled_output, output)  # the same output
+    torch.testing.assert_close(shuffled_weights[..., 10:], weights[..., 10:][..., slots])  # each slot's weight moved with it
+    shuffled.persistent_values.copy_(all_attention.persistent_values)  # keys in the new order, values in the old
+    unpaired = (shuffled(x, mask=causal)[0] - output).abs().max().item()
+assert unpaired > 1e-3
+print(f"slots permuted, keys with their values: output unchanged; keys alone: output changes by up to {unpaired:.3f}")
 
 # %% [markdown]
 # Parameter counts, at this small width (D = 64) and at the size of our default model's layers:
@@ -413,6 +438,46 @@ print(f"draft == anatomy.product_key_top_k == brute force over all {n * n:,} key
 
 # %%
 anatomy.show_source(anatomy.product_key_top_k)
+
+# %% [markdown]
+# **The lookup, drawn.** One query, n = 16 sub-keys per half (N = 256 full keys) and k = 4. The grid holds
+# the score of every full key, row i for sub-key i of the first half and column j for sub-key j of the second,
+# as brute force would compute them. Product keys compute only the two bar charts: the first half of the query
+# against its 16 sub-keys (left) and the second half against its 16 (top). The top 4 of each (dark bars) pick 4
+# rows and 4 columns; only their 16 crossings (outlined) are summed, and the best 4 of those (stars) are the
+# indices `product_key_top_k` returns.
+
+# %%
+draw = torch.Generator().manual_seed(3)
+n_small, k_small = 16, 4
+sub_1, sub_2 = torch.randn(2, n_small, 4, generator=draw)  # (n, Dq/2) each
+query = torch.randn(8, generator=draw)  # (Dq,)
+half_1, half_2 = query[:4] @ sub_1.T, query[4:] @ sub_2.T  # (n,) each: the only sub-key scores computed
+rows, columns = half_1.topk(k_small).indices, half_2.topk(k_small).indices
+grid = half_1[:, None] + half_2[None, :]  # (n, n): every full key's score, as brute force would compute it
+_, chosen = anatomy.product_key_top_k(query, sub_1, sub_2, k_small)
+chosen_rows, chosen_columns = chosen // n_small, chosen % n_small  # full key i·n + j -> (i, j)
+assert torch.equal(chosen, grid.flatten().topk(k_small).indices)  # the brute-force best 4 of 256
+assert set(chosen_rows.tolist()) <= set(rows.tolist()) and set(chosen_columns.tolist()) <= set(columns.tolist())
+
+fig, axes = plt.subplots(2, 2, figsize=(7, 6.5), gridspec_kw={"width_ratios": [1, 4], "height_ratios": [1, 4]})
+axes[0, 0].axis("off")
+bar_colours = lambda picked: ["tab:blue" if i in picked.tolist() else "lightsteelblue" for i in range(n_small)]
+axes[0, 1].bar(range(n_small), half_2, color=bar_colours(columns))
+axes[0, 1].set(xlim=(-0.5, n_small - 0.5), xticks=[], title="second half of the query · its 16 sub-keys")
+axes[1, 0].barh(range(n_small), half_1, color=bar_colours(rows))
+axes[1, 0].set(ylim=(n_small - 0.5, -0.5), ylabel="sub-key i of half 1", title="first half")
+axes[1, 1].imshow(grid, cmap="Greys")
+for i in rows.tolist():
+    for j in columns.tolist():
+        axes[1, 1].add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, edgecolor="tab:blue", lw=2))
+axes[1, 1].scatter(chosen_columns, chosen_rows, marker="*", s=200, color="tab:orange", label=f"best {k_small} of {n_small ** 2}")
+axes[1, 1].set(xlabel="sub-key j of half 2", yticks=[], title="every full key's score (brute force)")
+axes[1, 1].legend(loc="lower right", fontsize=8)
+fig.tight_layout()
+plt.show()
+print(f"scored: {2 * n_small} sub-keys + {k_small * k_small} pairs = {2 * n_small + k_small ** 2} of {n_small ** 2} full keys; "
+      f"best {k_small} (i, j): {list(zip(chosen_rows.tolist(), chosen_columns.tolist()))}")
 
 # %% [markdown]
 # The work per query, counted (k = 32):
@@ -567,8 +632,10 @@ assert kernel_error < 5 < 20 < output_error
 # - Adaptive spans learn each head's reach; on a task with known needs, every head that needs at
 #   least R positions ends its reach z + R at its need, and shorter needs end at the floor R.
 # - A ReLU feed-forward is attention over learned, input-independent keys and values; all-attention
-#   makes that explicit with persistent vectors inside the softmax.
-# - Product keys find the exact top k of N keys with about 2√N + k² scores.
+#   makes that explicit with persistent vectors inside the softmax. The persistent slots are a set, not
+#   a sequence: they carry no position, and permuting them (keys with their values) leaves the output as it was.
+# - Product keys find the exact top k of N keys with about 2√N + k² scores: the top k rows and the top k
+#   columns of the n × n grid of full keys, and the best k of their k² crossings.
 # - Longformer adds global tokens to a window, Linformer compresses the keys to k rows, Reformer
 #   hashes similar vectors into one bucket, Performer estimates exp(q·k) with random features: each
 #   approximates attention.
@@ -603,6 +670,7 @@ assert kernel_error < 5 < 20 < output_error
 # | soft mask, ramp | 소프트 마스크, 램프 |
 # | L1 penalty | L1 페널티 |
 # | persistent memory | 영속 메모리 |
+# | permutation invariance | 순열 불변성 |
 # | all-attention layer | 올-어텐션 층 |
 # | product-key memory | 곱 키 메모리 |
 # | sub-key | 하위 키 |
@@ -617,8 +685,8 @@ assert kernel_error < 5 < 20 < output_error
 # - 온라인 소프트맥스로 어텐션을 타일 단위로 정확하게 계산하면 T × T 행렬 없이 메모리가 T에 비례한다. FlashAttention이 빠른 이유는 연산량이 아니라 메모리 트래픽을 줄이기 때문이다.
 # - 지역·스트라이드 마스크는 쿼리당 키 수를 w 또는 약 √T로 줄이는 대신, 모든 키를 보는 정확한 어텐션을 포기한다.
 # - 적응형 어텐션 범위는 헤드마다 필요한 거리만큼만 보도록 학습한다. 이 과제에서 필요한 거리가 R 이상인 헤드는 z + R이 필요한 거리와 일치했고, 더 짧은 거리가 필요한 헤드는 하한인 R에서 멈췄다.
-# - 피드포워드 층은 입력과 무관한 키·값에 대한 (ReLU) 어텐션이며, 영속 메모리는 이를 소프트맥스 어텐션 안의 영속 벡터로 바꾼다.
-# - 곱 키 메모리는 약 2√N + k²번의 점수 계산으로 N개 키 중 정확한 상위 k개를 찾는다.
+# - 피드포워드 층은 입력과 무관한 키·값에 대한 (ReLU) 어텐션이며, 영속 메모리는 이를 소프트맥스 어텐션 안의 영속 벡터로 바꾼다. 영속 벡터는 순서가 없는 집합이라 위치를 갖지 않으며, 슬롯의 순서를 (키와 값을 함께) 바꾸어도 출력은 그대로다.
+# - 곱 키 메모리는 약 2√N + k²번의 점수 계산으로 N개 키 중 정확한 상위 k개를 찾는다. 전체 키의 n × n 격자에서 상위 k개 행과 상위 k개 열을 고르고, 그 k²개 교차점 중 최고 k개를 고른다.
 # - Longformer는 윈도우에 전역 토큰을 더하고, Linformer는 키·값을 k개 행으로 압축하고, Reformer는 비슷한 벡터를 같은 버킷으로 해싱하고, Performer는 랜덤 특징으로 exp(q·k)를 추정한다. 모두 어텐션의 근사이다.
 #
 # ## References

@@ -50,7 +50,7 @@ def test_analyser_and_predictions_agree_with_one_sentence_at_a_time(classifier, 
         assert Analyser(classifier, tokenizer)(sentence) == pytest.approx(alone[1].item(), abs=1e-5)
 
 
-def test_sentence_vectors_are_hugging_faces_cls_state_and_mean_over_the_real_tokens(classifier, pretrained):
+def test_sentence_vectors_are_hugging_faces_cls_state_and_mean_and_max_over_the_real_tokens(classifier, pretrained):
     tokenizer, model = pretrained  # sentences of different lengths: the shorter ones carry padding
     vectors = sentence_vectors(classifier.encoder, tokenizer, SENTENCES, batch_size=3)
     batch = tokenizer(SENTENCES, padding=True, return_tensors="pt")
@@ -59,6 +59,9 @@ def test_sentence_vectors_are_hugging_faces_cls_state_and_mean_over_the_real_tok
     expected = torch.stack([states[i, :n].mean(0) for i, n in enumerate(batch.attention_mask.sum(1).tolist())])
     torch.testing.assert_close(vectors["mean"], expected, atol=1e-4, rtol=1e-4)
     torch.testing.assert_close(vectors["cls"], states[:, 0], atol=1e-4, rtol=1e-4)
+    maxima = torch.stack([states[i, :n].max(0).values for i, n in enumerate(batch.attention_mask.sum(1).tolist())])
+    torch.testing.assert_close(vectors["max"], maxima, atol=1e-4, rtol=1e-4)
+    assert not torch.equal(vectors["max"], states.max(1).values), "the test needs padding that would win a max"
 
 
 def test_a_probe_separates_separable_vectors():

@@ -1,5 +1,6 @@
 """The linear-probe baseline of notebook 09: freeze the encoder, read one vector per sentence (its
-[CLS] vector, or the mean of its real tokens' vectors), train one nn.Linear on them. What fine-tuning
+[CLS] vector, the mean of its real tokens' vectors, or their maximum in each dimension), train one
+nn.Linear on them. What fine-tuning
 the whole encoder is compared with.
 
 Taught in: 09_fine_tuning.  Shapes: N sentences, T tokens, D model width.
@@ -21,15 +22,17 @@ from anatomy.tasks.training import train
 def sentence_vectors(encoder: nn.Module, tokenizer, texts: Sequence[str], max_length: int = 64,
                      batch_size: int = 128) -> dict[str, torch.Tensor]:
     """{"cls": (N, D) last-layer [CLS] vectors, "mean": (N, D) means of the real tokens' last-layer
-    vectors (mean pooling, padding left out)} of a frozen encoder, in the order of `texts`."""
+    vectors (mean pooling, padding left out), "max": (N, D) their maximum in each dimension (max-over-time
+    pooling, padding left out)} of a frozen encoder, in the order of `texts`."""
     texts = check_texts(texts, allow_empty=True)
     check_type("encoder", encoder, nn.Module).eval()
-    vectors = {pooling: torch.empty(len(texts), encoder.config.hidden_size) for pooling in ("cls", "mean")}
+    vectors = {pooling: torch.empty(len(texts), encoder.config.hidden_size) for pooling in ("cls", "mean", "max")}
     for rows, batch in batches_by_length(tokenizer, texts, max_length, batch_size, next(encoder.parameters()).device):
         hidden = encoder(batch.input_ids, attention_mask=batch.attention_mask).last_hidden_state  # (B, T, D)
         real = batch.attention_mask[..., None].to(hidden.dtype)  # (B, T, 1): 1 at real tokens
         vectors["cls"][rows] = hidden[:, 0].cpu()
         vectors["mean"][rows] = ((hidden * real).sum(1) / real.sum(1)).cpu()
+        vectors["max"][rows] = hidden.masked_fill(real == 0, float("-inf")).amax(1).cpu()  # padding never wins
     return vectors
 
 
