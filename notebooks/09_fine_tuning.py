@@ -261,6 +261,7 @@ print(f"mean minus [CLS], draw by draw: {by_draw.describe(higher='the mean is be
       f"a test accuracy near 75 % is known to ±{100 * interval(0.75):.1f} points")
 print(f"mean minus max, draw by draw:   {max_by_draw.describe(higher='the mean is better', lower='the max is better', over='draws')}")
 assert min(probes["mean"]) > max(probes["cls"]) and by_draw.shown  # on every draw, the mean is the better summary
+assert max_by_draw.shown and max_by_draw.mean > 0, "the prose says the mean beats max-over-time, paired over the draws"
 assert all(0.6 < a < 0.85 for a in probes["cls"] + probes["mean"] + probes["max"]), "a straight line on frozen vectors: well above chance"
 results = {"linear probe, frozen [CLS]": probes["cls"][0], "linear probe, frozen mean": probes["mean"][0]}
 
