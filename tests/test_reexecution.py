@@ -5,6 +5,7 @@ The Makefile executes notebooks with tools/execute_notebook.py; these tests use 
 from __future__ import annotations
 
 import difflib
+import subprocess
 import hashlib
 from pathlib import Path
 
@@ -82,3 +83,22 @@ def test_a_real_change_is_written_and_frees_the_ignored_cells(tmp_path):
 def test_refresh_writes_every_output(tmp_path):
     path = small_notebook(tmp_path / "refresh.ipynb", [("print(f'{0.6865:.3f}')", "0.687\n")])
     assert printed(execute(path, refresh=True)) == ["0.686\n"]
+
+
+def test_an_edited_ignored_cell_gets_its_new_outputs_though_the_sync_kept_its_old_ones(tmp_path):
+    """`make notebooks/NN.executed` syncs the edited .py into the .ipynb first, and jupytext keeps each
+    edited cell's old outputs: compared with the file, the cell looked unchanged and kept text that its
+    new source no longer prints. Compared with git's HEAD, it is a new cell and keeps what it printed."""
+    path = small_notebook(tmp_path / "edited.ipynb", [
+        ("print('same')", "same\n"),
+        ("# NBVAL_IGNORE_OUTPUT (a trained figure)\nprint('74.1 %')", "74.1 %\n"),
+    ])
+    git = lambda *args: subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],  # noqa: E731
+                                       cwd=tmp_path, check=True, capture_output=True)
+    git("init", "-q")
+    git("add", path.name)
+    git("commit", "-q", "-m", "committed")
+    synced = nbformat.read(path, as_version=4)
+    synced.cells[1].source = "# NBVAL_IGNORE_OUTPUT (a trained figure)\nprint('73.7 %')"  # its outputs stay 74.1 %
+    nbformat.write(synced, path)
+    assert printed(execute(path)) == ["same\n", "73.7 %\n"]

@@ -15,17 +15,19 @@ What used to change from one run to the next, and what keeps it out of the file:
   whose new outputs are the same as the committed ones under tools/outputs.py's comparison (nbval's
   sanitizers applied; figures the same to the eye) keeps the committed ones. A `# NBVAL_IGNORE_OUTPUT`
   cell (text sampled from a model trained on this CPU) keeps its committed outputs when every
-  compared cell of its notebook did: then nothing but the CPU changed. `--refresh` (make notebooks
-  REFRESH=1) writes every new output.
+  compared cell of its notebook did: then nothing but the CPU changed. "Committed" means git's HEAD
+  (the file itself outside git): `make notebooks/NN.executed` syncs the edited .py into the .ipynb
+  before it runs, which keeps each edited cell's old outputs, so only HEAD knows what they belonged to.
+  `--refresh` (make notebooks REFRESH=1) writes every new output.
 The kernel talks over socket files (tools/kernels.py), so `make notebooks -j` can start many at once.
 Timings printed by a cell still change the file: print them in `make bench`, not in a notebook.
 """
 from __future__ import annotations
 
 import argparse
-import copy
 import hashlib
 import os
+import subprocess
 from pathlib import Path
 
 import nbformat
@@ -49,10 +51,24 @@ def fix_widget_ids(notebook: nbformat.NotebookNode, name: str) -> None:
                 view["model_id"] = hashlib.sha1(f"{name}:{cell_index}:{output_index}".encode()).hexdigest()[:32]
 
 
-def keep_committed(notebook: nbformat.NotebookNode, committed: list[tuple[str, list]]) -> None:
-    """Put back the committed outputs of cells whose new outputs are the same (module docstring)."""
-    cells = [(cell, outputs) for cell, (source, outputs) in zip(notebook.cells, committed)
-             if cell.cell_type == "code" and cell.source == source]
+def committed_outputs(path: Path) -> dict[str, list[list]]:
+    """Each code cell's source in the committed notebook (git's HEAD, or the file outside git) -> the
+    outputs of the cells with that source, in order."""
+    shown = subprocess.run(["git", "show", f"HEAD:./{path.name}"], cwd=path.parent, capture_output=True, text=True)
+    committed = nbformat.reads(shown.stdout, as_version=4) if shown.returncode == 0 else nbformat.read(path, as_version=4)
+    outputs: dict[str, list[list]] = {}
+    for cell in committed.cells:
+        if cell.cell_type == "code":
+            outputs.setdefault(cell.source, []).append(cell.get("outputs", []))
+    return outputs
+
+
+def keep_committed(notebook: nbformat.NotebookNode, committed: dict[str, list[list]]) -> None:
+    """Put back the committed outputs of cells whose new outputs are the same (module docstring); a cell
+    whose source is not the committed one's keeps its new outputs."""
+    left = {source: list(outputs) for source, outputs in committed.items()}
+    cells = [(cell, left[cell.source].pop(0)) for cell in notebook.cells
+             if cell.cell_type == "code" and left.get(cell.source)]
     compared = [(cell, outputs) for cell, outputs in cells if IGNORE_OUTPUT not in cell.source]
     same = [(cell, outputs) for cell, outputs in compared if same_cell_outputs(outputs, cell.outputs)]
     for cell, outputs in same:
@@ -69,7 +85,7 @@ def execute(path: Path, output: Path | None = None, timeout: int = 900, refresh:
     Unless `refresh`, outputs the same as the committed ones keep their committed bytes."""
     path = Path(path)
     notebook = nbformat.read(path, as_version=4)
-    committed = [(cell.source, copy.deepcopy(cell.get("outputs", []))) for cell in notebook.cells]
+    committed = committed_outputs(path)
     kernel = ipc_kernel_manager(AsyncKernelManager, kernel_name=notebook.metadata.kernelspec.name)
     NotebookClient(notebook, km=kernel, timeout=timeout, record_timing=False,
                    resources={"metadata": {"path": str(path.parent.resolve())}}).execute(cleanup_kc=True)
