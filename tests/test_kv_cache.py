@@ -74,3 +74,15 @@ def test_a_layer_cache_refuses_keys_of_another_shape():
 def test_a_cache_needs_a_whole_number_of_layers():
     with pytest.raises(ValueError, match="num_layers must be an integer >= 0, got 2.5"):
         KVCache(2.5)
+
+
+def test_crop_rolls_the_cache_back_to_what_a_fresh_forward_computes(model):
+    ids = torch.randint(0, 40, (2, 12), generator=torch.Generator().manual_seed(0))
+    cache = model.new_cache()
+    model(ids[:, :10], cache=cache)
+    cache.crop(7)  # forget tokens 7..9, then read 7..11 again: as if 7..9 had never been read
+    assert cache.length == 7 and cache.memory_bytes() == cache_memory_bytes(3, 4, 8, tokens=7, batch_size=2)
+    continued = model(ids[:, 7:], torch.ones(2, 12, dtype=torch.long), cache=cache).logits
+    torch.testing.assert_close(continued, model(ids).logits[:, 7:])
+    with pytest.raises(ValueError, match=r"length must be an integer in \[0, 12\], got 13 \(the cache holds 12 tokens"):
+        cache.crop(13)

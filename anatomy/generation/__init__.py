@@ -7,4 +7,5 @@ from anatomy.generation.beam_search import Hypothesis, beam_search, best_live_sc
 from anatomy.generation.goodness_of_fit import GTest, chi_square_sf, g_test
 from anatomy.generation.greedy import check_generation, greedy_decode
 from anatomy.generation.sampling import check_sampling, top_k_filter, top_p_filter, next_token_distribution, choose_next
+from anatomy.generation.speculative import SpeculativeOutput, check_speculative_call, forward_last, speculative_generate, verify
 from anatomy.generation.text_generation import check_generate_call, generate

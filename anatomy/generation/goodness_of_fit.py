@@ -34,10 +34,12 @@ def chi_square_sf(x: float, dof: int) -> float:
     """P(X >= x) for X chi-square with `dof` degrees of freedom: the regularised upper incomplete gamma
     function Q(dof / 2, x / 2)."""
     check_integer("dof", dof)
+    if not isinstance(x, (int, float)) or isinstance(x, bool) or not x >= 0:  # NaN fails x >= 0
+        raise ValueError(f"x must be a number >= 0 (a G or chi-square statistic; inf allowed), got {x!r}")
     if x == float("inf"):
         return 0.0
     return float(torch.special.gammaincc(torch.tensor(dof / 2, dtype=torch.float64),
-                                         torch.tensor(max(x, 0.0) / 2, dtype=torch.float64)))
+                                         torch.tensor(x / 2, dtype=torch.float64)))
 
 
 def g_test(counts: torch.Tensor, probs: torch.Tensor, min_expected: float = 5.0) -> GTest:

@@ -57,7 +57,7 @@ def generate(model: Any, input_ids: torch.Tensor, attention_mask: torch.Tensor |
              generator: torch.Generator | None = None) -> torch.Tensor:
     """Returns (B, T + N) ids: the prompt, then N new tokens (rows that produced EOS get padding after it).
     Without the cache every step re-reads the whole sequence; with it, only the newest token."""
-    check_sampling(temperature, top_k, top_p)
+    check_sampling(temperature, top_k, top_p, getattr(getattr(model, "config", None), "vocab_size", None))
     attention_mask = check_generate_call(model, input_ids, attention_mask, max_new_tokens, eos_token_id, pad_token_id)
     cache = model.new_cache() if use_cache else None
     sequence = input_ids

@@ -30,6 +30,10 @@ class LayerCache:
             self.values = torch.cat([self.values, values], dim=-2)
         return self.keys, self.values
 
+    def crop(self, length: int) -> None:
+        """Forget every token after the first `length` (speculative decoding drops rejected drafts)."""
+        if self.keys is not None:
+            self.keys, self.values = self.keys[:, :, :length], self.values[:, :, :length]
 
     def check_fits(self, keys: torch.Tensor, values: torch.Tensor) -> None:
         """New keys and values must be the batch, heads, width, dtype and device the cache already holds."""
@@ -60,6 +64,14 @@ class KVCache:
         """How many tokens are cached (0 before the first forward)."""
         first = self.layers[0].keys
         return 0 if first is None else first.size(-2)
+
+    def crop(self, length: int) -> None:
+        """Keep only the first `length` cached tokens in every layer: the rollback of tokens a model read
+        but the text did not keep (rejected drafts in speculative decoding, 11_gpt)."""
+        check_integer("length", length, least=0, most=self.length,
+                      hint=f" (the cache holds {self.length} tokens; it can only be shortened)")
+        for layer in self.layers:
+            layer.crop(length)
 
     def memory_bytes(self) -> int:
         """Bytes held: layers x 2 (keys and values) x B x Hkv x T x Dh x bytes per number."""

@@ -89,7 +89,7 @@ class GPT(nn.Module):
         x = self.dropout(self.token_embeddings(input_ids) + self.position_embeddings(position_ids))  # (B, T, D)
         attentions = []
         for i, layer in enumerate(self.layers):
-            x, weights = layer(x, mask, cache=None if cache is None else cache[i])  # (B, T, D)
+            x, weights = layer(x, mask, need_weights=output_attentions, cache=None if cache is None else cache[i])
             attentions.append(weights)
         logits = self.lm_head(self.final_norm(x))  # (B, T, V)
         return CausalLMOutput(logits, tuple(attentions) if output_attentions else None)
