@@ -466,7 +466,8 @@ UNCALLABLE = {
     **reason("one step of a checked caller, fed only what the caller built (ByteLevelBPE.train, mask_tokens)")([
         "anatomy.tokenizers.bpe_training.count_pairs", "anatomy.tokenizers.bpe_training.learn_merges", "anatomy.tokenizers.bpe_training.merge_word",
         "anatomy.models.mlm_masking.maskable_positions", "anatomy.generation.speculative.verify",
-        "anatomy.generation.speculative.forward_last"]),
+        "anatomy.generation.speculative.forward_last", "anatomy.generation.sampling.pick_next",
+        "anatomy.generation.sampling.filtered_probs"]),
     **reason("a per-character predicate (or per-tile, per-beam step) called in a loop by a caller that checks its input once")([
         "anatomy.tokenizers.basic_tokenizer.is_whitespace", "anatomy.tokenizers.basic_tokenizer.is_control", "anatomy.tokenizers.basic_tokenizer.is_punctuation",
         "anatomy.tokenizers.basic_tokenizer.is_cjk", "anatomy.efficient.tiled_attention.tile_positions", "anatomy.generation.beam_search.best_live_score"]),

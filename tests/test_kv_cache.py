@@ -86,3 +86,22 @@ def test_crop_rolls_the_cache_back_to_what_a_fresh_forward_computes(model):
     torch.testing.assert_close(continued, model(ids).logits[:, 7:])
     with pytest.raises(ValueError, match=r"length must be an integer in \[0, 12\], got 13 \(the cache holds 12 tokens"):
         cache.crop(13)
+
+
+def test_the_cache_writes_in_place_when_generating_and_keeps_autograd_working_when_training(model):
+    ids = torch.randint(0, 40, (2, 9), generator=torch.Generator().manual_seed(1))
+    cache = model.new_cache()
+    with torch.no_grad():
+        model(ids[:, :5], cache=cache)
+        buffer = cache[0].buffers[0]
+        for i in range(5, 9):  # room for 10 was reserved: no new buffer, no copy of the cache
+            model(ids[:, i:i + 1], cache=cache)
+        assert cache[0].buffers[0] is buffer and cache[0].keys.data_ptr() == buffer.data_ptr()
+        model(ids[:, :3], torch.ones(2, 12, dtype=torch.long), cache=cache)  # 12 > 10: a larger buffer
+        assert cache[0].buffers[0].size(-2) == 24 and cache.length == 12
+    cache = model.new_cache()
+    first = model(ids[:, :5], cache=cache).logits
+    second = model(ids[:, 5:], torch.ones(2, 9, dtype=torch.long), cache=cache).logits
+    (first.sum() + second.sum()).backward()  # would fail if a later step overwrote a tensor autograd saved
+    torch.testing.assert_close(torch.cat([first, second], dim=1), model(ids).logits)
+    model.zero_grad()

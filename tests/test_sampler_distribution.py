@@ -105,7 +105,7 @@ def top_p_one_too_few(logits, top_p, right_filter=sampling.top_p_filter):
     return logits.scatter(-1, least, float("-inf")).where(drop, logits).masked_fill(~kept, float("-inf"))
 
 
-def temperature_after_softmax(logits, temperature=1.0, top_k=None, top_p=None):
+def temperature_after_softmax(logits, temperature, top_k, top_p):
     probs = logits.softmax(-1) / temperature  # dividing probabilities, then renormalising: no effect at all
     return probs / probs.sum(-1, keepdim=True)
 
@@ -117,7 +117,7 @@ def top_k_ties_by_index(logits, top_k):
 
 @pytest.mark.parametrize("piece, bug, name", [("top_p_filter", top_p_one_too_few, "top-p 0.9"),
                                               ("top_p_filter", top_p_one_too_few, "top-p 0.6"),
-                                              ("next_token_distribution", temperature_after_softmax, "temperature 0.5"),
+                                              ("filtered_probs", temperature_after_softmax, "temperature 0.5"),
                                               ("top_k_filter", top_k_ties_by_index, "top-k 2 (a tie)")])
 def test_each_planted_bug_is_rejected_on_every_seed(monkeypatch, piece, bug, name):
     monkeypatch.setattr(sampling, piece, bug)

@@ -47,6 +47,11 @@ def next_token_distribution(logits: torch.Tensor, temperature: float = 1.0, top_
     """The probabilities sampling draws from, (B, V)."""
     check_tensor("logits", logits, floating=True, shape="(B, V)")
     check_sampling(temperature, top_k, top_p, logits.size(-1))
+    return filtered_probs(logits, temperature, top_k, top_p)
+
+
+def filtered_probs(logits: torch.Tensor, temperature: float, top_k: int | None, top_p: float | None) -> torch.Tensor:
+    """next_token_distribution without its checks, for callers that ran them once (generate, per token)."""
     logits = logits / temperature  # < 1 sharpens, > 1 flattens
     if top_k is not None:
         logits = top_k_filter(logits, top_k)
@@ -61,8 +66,16 @@ def choose_next(logits: torch.Tensor, do_sample: bool = False, temperature: floa
     """(B, V) logits -> (B,) token ids: the argmax (greedy), or a draw from the filtered distribution.
     Logits holding NaN are refused: argmax and sampling would pick from them without a word."""
     check_tensor("logits", logits, rank=2, floating=True, shape="(B, V)")
+    check_sampling(temperature, top_k, top_p, logits.size(-1))  # checked either way, though greedy ignores them
+    return pick_next(logits, do_sample, temperature, top_k, top_p, generator)
+
+
+def pick_next(logits: torch.Tensor, do_sample: bool, temperature: float, top_k: int | None, top_p: float | None,
+              generator: torch.Generator | None) -> torch.Tensor:
+    """choose_next once its settings are checked (generate checks them once per call; this runs per token).
+    The logits are new at every step, so they are checked here."""
     check_scores(logits)
-    probs = next_token_distribution(logits, temperature, top_k, top_p)  # checks the arguments either way
     if not do_sample:
         return logits.argmax(dim=-1)  # (B,)
+    probs = filtered_probs(logits, temperature, top_k, top_p)  # (B, V)
     return torch.multinomial(probs, 1, generator=generator).squeeze(-1)  # (B,)

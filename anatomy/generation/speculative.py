@@ -16,8 +16,8 @@ from typing import Any
 
 import torch
 
-from anatomy.checks import check_integer
-from anatomy.generation.sampling import check_sampling, next_token_distribution
+from anatomy.checks import check_integer, check_scores
+from anatomy.generation.sampling import check_sampling, filtered_probs
 from anatomy.generation.text_generation import check_generate_call
 
 
@@ -72,10 +72,13 @@ def check_speculative_call(target: Any, draft: Any, input_ids: torch.Tensor, max
 
 
 def forward_last(model: Any, tokens: torch.Tensor, cache: Any, cached: int, last: int) -> torch.Tensor:
-    """The model's logits (last, V) for the last `last` of `tokens` (1, T), after `cached` cached tokens."""
+    """The model's logits (last, V) for the last `last` of `tokens` (1, T), after `cached` cached tokens;
+    logits holding NaN or +inf, or a row of only -inf, are refused (check_scores)."""
     several = cached > 0 and tokens.size(1) > 1  # then the model wants a mask over cached + new tokens
     mask = torch.ones(1, cached + tokens.size(1), dtype=torch.long, device=tokens.device) if several else None
-    return model(tokens, mask, cache=cache).logits[0, -last:]  # (last, V)
+    logits = model(tokens, mask, cache=cache).logits[0, -last:]  # (last, V)
+    check_scores(logits)
+    return logits
 
 
 @torch.no_grad()
@@ -101,7 +104,7 @@ def speculative_generate(target: Any, draft: Any, input_ids: torch.Tensor, max_n
             logits = forward_last(draft, step_input, draft_cache, in_draft, 1)  # (1, V)
             in_draft += step_input.size(1)
             if do_sample:
-                draft_probs.append(next_token_distribution(logits, *settings))  # (1, V)
+                draft_probs.append(filtered_probs(logits, *settings))  # (1, V); settings checked once, above
                 step_input = torch.multinomial(draft_probs[-1], 1, generator=generator)  # (1, 1)
             else:
                 step_input = logits.argmax(dim=-1, keepdim=True)  # (1, 1)
@@ -111,7 +114,7 @@ def speculative_generate(target: Any, draft: Any, input_ids: torch.Tensor, max_n
         scores = forward_last(target, block, target_cache, in_target, k_round + 1)  # (k + 1, V)
         calls, in_target = calls + 1, in_target + block.size(1)
         if do_sample:
-            scores = next_token_distribution(scores, *settings)  # (k + 1, V)
+            scores = filtered_probs(scores, *settings)  # (k + 1, V)
         accepted, next_token = verify(scores[None], torch.cat(draft_probs)[None] if do_sample else None,
                                       drafts, do_sample, generator)
         kept = int(accepted)  # the one host read of a round: how far the text moves

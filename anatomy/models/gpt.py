@@ -85,7 +85,8 @@ class GPT(nn.Module):
         tokens and the new ones (1 = real, 0 = padding); position ids default to counting real tokens."""
         past, position_ids = check_decoder_call(self.config, input_ids, attention_mask, position_ids, cache)
         num_keys = past + input_ids.size(1)
-        mask = decoder_mask(input_ids.size(1), attention_mask, num_keys, input_ids.device)
+        one_new = attention_mask is None and input_ids.size(1) == 1  # a cached step: it may attend to every key
+        mask = None if one_new else decoder_mask(input_ids.size(1), attention_mask, num_keys, input_ids.device)
         x = self.dropout(self.token_embeddings(input_ids) + self.position_embeddings(position_ids))  # (B, T, D)
         attentions = []
         for i, layer in enumerate(self.layers):
