@@ -105,3 +105,15 @@ def test_the_cache_writes_in_place_when_generating_and_keeps_autograd_working_wh
     (first.sum() + second.sum()).backward()  # would fail if a later step overwrote a tensor autograd saved
     torch.testing.assert_close(torch.cat([first, second], dim=1), model(ids).logits)
     model.zero_grad()
+
+
+def test_a_cached_forward_computes_attention_weights_only_when_asked(model):
+    ids = torch.randint(0, 40, (2, 6), generator=torch.Generator().manual_seed(2))
+    with torch.no_grad():
+        fused = model(ids, cache=model.new_cache())
+        asked = model(ids, cache=model.new_cache(), output_attentions=True)
+        uncached = model(ids)
+    assert fused.attentions is None and len(asked.attentions) == 3 and asked.attentions[0].shape == (2, 4, 6, 6)
+    torch.testing.assert_close(asked.attentions[0].sum(-1), torch.ones(2, 4, 6))
+    torch.testing.assert_close(fused.logits, uncached.logits)
+    torch.testing.assert_close(asked.logits, uncached.logits)
