@@ -16,38 +16,14 @@ from __future__ import annotations
 import time
 
 import torch
-from torch import nn
 
 from anatomy.generation.speculative import speculative_generate
 from anatomy.generation.text_generation import generate
 from anatomy.interpret.logit_lens import load_char_gpt
-from anatomy.models.gpt import GPT, CausalLMOutput, GPTConfig
+from anatomy.models.gpt import GPT, GPTConfig
 from anatomy.tasks import docstring_lm
 
 PROMPTS, PROMPT_LENGTH, NEW = 24, 8, 48
-
-
-class NoCache:
-    """A bigram reads only the last token: nothing to cache, nothing to roll back."""
-
-    def crop(self, length: int) -> None:
-        pass
-
-
-class BigramDraft(nn.Module):
-    """The bigram as a decoder-only model: logits = log P(next | current), (B, T, V)."""
-
-    def __init__(self, log_probs: torch.Tensor, context: int) -> None:
-        super().__init__()
-        self.log_probs = log_probs  # (V, V)
-        self.config = GPTConfig(vocab_size=log_probs.size(0), hidden_size=4, num_attention_heads=1, num_hidden_layers=1,
-                                intermediate_size=4, max_position_embeddings=context)
-
-    def new_cache(self) -> NoCache:
-        return NoCache()
-
-    def forward(self, input_ids, attention_mask=None, cache=None) -> CausalLMOutput:
-        return CausalLMOutput(self.log_probs[input_ids])
 
 
 def timed(fn) -> float:
@@ -67,7 +43,7 @@ def s1() -> None:
                           intermediate_size=256, max_position_embeddings=target.config.max_position_embeddings))
     seconds = docstring_lm.train_docstring_gpt(small, corpus, steps=300, progress=False).seconds
     small.eval()
-    drafts = {"bigram": BigramDraft(docstring_lm.bigram_log_probs(corpus), target.config.max_position_embeddings),
+    drafts = {"bigram": docstring_lm.BigramLM(corpus, target.config.max_position_embeddings),
               "1-layer GPT": small}
     expected = [generate(target, p, max_new_tokens=NEW) for p in prompts]  # warm-up, and the tokens to match
     alone = {mode: min(timed(lambda: [generate(target, p, max_new_tokens=NEW, do_sample=mode == "sampled",

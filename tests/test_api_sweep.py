@@ -431,6 +431,7 @@ EXAMPLES = {
     "anatomy.layers.swiglu.SwiGLU": lambda: call(16, 32),
     "anatomy.generation.goodness_of_fit.g_test": lambda: call(torch.tensor([30, 50, 20]), torch.tensor([0.3, 0.5, 0.2], dtype=torch.float64), 5.0),
     "anatomy.generation.goodness_of_fit.chi_square_sf": lambda: call(3.0, 2),
+    "anatomy.tasks.docstring_lm.BigramLM": lambda: call(char_corpus(), 16, 1.0),
     "anatomy.generation.speculative.speculative_generate": lambda: call(gpt(), gpt(), ids(shape=(1, 4)), 5, 2, True, 0.7, 5, 0.9, None,
                                                                        torch.Generator().manual_seed(0)),
     "anatomy.generation.speculative.check_speculative_call": lambda: call(gpt(), gpt(), ids(shape=(1, 4)), 5, 2, None),
@@ -482,7 +483,7 @@ UNCALLABLE = {
         "anatomy.corpora.sentiment_data.Reviews", "anatomy.tasks.training.TrainingRun", "anatomy.models.transformer.Seq2SeqOutput",
         "anatomy.models.vit.ImageClassifierOutput", "anatomy.checkpoints.pretrained.HubUnreachableError", "anatomy.interpret.induction.NoFeedForward",
         "anatomy.layers.kv_cache.LayerCache", "anatomy.generation.goodness_of_fit.GTest",
-        "anatomy.generation.speculative.SpeculativeOutput"]),
+        "anatomy.generation.speculative.SpeculativeOutput", "anatomy.tasks.docstring_lm.BigramCache"]),
     **reason("reads or fetches files or the package index (its errors name the file and the command to run)")([
         "anatomy.weights.bert_weights.load_config", "anatomy.weights.bert_weights.read_state_dict", "anatomy.checkpoints.checkpoint_files.read_config",
         "anatomy.checkpoints.checkpoint_files.read_safetensors", "anatomy.checkpoints.checkpoint_files.load_weights_file",

@@ -10,6 +10,7 @@ from anatomy.generation.speculative import speculative_generate, verify
 from anatomy.generation.text_generation import generate
 from anatomy.models.gpt import GPT, GPTConfig
 from anatomy.models.transformer import Transformer, TransformerConfig
+from anatomy.tasks.docstring_lm import BigramLM, CharCorpus, bigram_log_probs
 
 ALPHA = reference.ALPHA
 
@@ -180,3 +181,17 @@ def test_bad_models_and_prompts_are_named(pair):
                                             num_encoder_layers=1, num_decoder_layers=1))
     with pytest.raises(TypeError, match="draft: generate writes with decoder-only models"):
         speculative_generate(target, seq2seq, torch.tensor([[1, 2]]))
+
+
+def test_a_bigram_draft_has_the_models_interface_and_gives_the_targets_text():
+    corpus = CharCorpus("\nabcde", torch.tensor([1, 2, 3, 0, 4, 5, 1, 0, 2, 3, 1, 2]), torch.tensor([1, 2, 0]))
+    bigram = BigramLM(corpus, max_position_embeddings=64)
+    ids = torch.tensor([[1, 2, 3], [4, 0, 5]])
+    torch.testing.assert_close(bigram(ids).logits, bigram_log_probs(corpus)[ids])
+    target = tiny_gpt(5, vocab_size=6)
+    for start in range(6):
+        prompt = torch.tensor([[start, (start + 1) % 6]])
+        out = speculative_generate(target, bigram, prompt, max_new_tokens=20, k=3)
+        assert torch.equal(out.sequence, generate(target, prompt, max_new_tokens=20))
+    with pytest.raises(ValueError, match=r"input_ids must .*\[0, 6\)|input_ids.*6"):
+        bigram(torch.tensor([[7]]))
