@@ -117,7 +117,7 @@ def speculative_generate(target: Any, draft: Any, input_ids: torch.Tensor, max_n
             scores = filtered_probs(scores, *settings)  # (k + 1, V)
         accepted, next_token = verify(scores[None], torch.cat(draft_probs)[None] if do_sample else None,
                                       drafts, do_sample, generator)
-        kept = int(accepted)  # the one host read of a round: how far the text moves
+        kept = int(accepted)  # read once per round: how far the text moves
         drafted, accepted_total = drafted + k_round, accepted_total + kept
         sequence = torch.cat([sequence, drafts[:, :kept], next_token[None]], dim=1)
         in_target = length + kept  # the rollback: forget the rejected drafts (next_token is read next round)
