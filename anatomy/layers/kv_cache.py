@@ -97,7 +97,7 @@ class KVCache:
 
     def memory_bytes(self) -> int:
         """Bytes the cached tokens take: layers x 2 (keys and values) x B x Hkv x T x Dh x bytes per number
-        (the room reserved ahead for the next tokens, at most as much again, is not counted)."""
+        (the room reserved ahead for the next tokens is not counted)."""
         return sum(t.numel() * t.element_size() for layer in self.layers
                    for t in (layer.keys, layer.values) if t is not None)
 
