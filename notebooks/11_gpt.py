@@ -353,6 +353,9 @@ print("the most frequent training words:", training_word_counts.most_common(3))
 # of the whole sequence; attention still reads all T cached keys and values, so that part of a step
 # still grows with T (linearly, where recomputing everything grew with T²). The price is memory:
 # **layers × 2 (keys and values) × T × D numbers per sequence**, 4 bytes each in float32 (2 in float16).
+# (Our cache reserves room ahead, twice what it needs each time it fills up, so that a new
+# token's keys and values are written in place instead of copying the whole cache at every step; the
+# memory it holds can then be up to twice the formula, which counts the cached tokens.)
 
 # %%
 cache = char_gpt.new_cache()
