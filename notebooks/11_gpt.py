@@ -661,8 +661,9 @@ print("first emitted character vs the target's distribution, 5 seeds: the rule p
 # %% [markdown]
 # The tests (`tests/test_speculative.py`) check the whole loop the same way: the target's greedy text on
 # 200 prompts, and with sampling the distribution of the first *two* emitted tokens, with draft and
-# target GPTs and their caches, against the target's exact joint distribution; accepting always and
-# resampling from p instead of max(0, p − q) both fail. How much faster is it? That depends on the
+# target GPTs and their caches, against the target's exact joint distribution, which accepting always
+# fails; the rule alone, as above, rejects accepting always and resampling from p instead of
+# max(0, p − q) on every one of 20 seeds. How much faster is it? That depends on the
 # machine and on how often the target accepts; `make bench` measures it (S1 in
 # `benchmarks/speculative.py`: k = 1…8, greedy and sampled, with the bigram and a small GPT as drafts).
 # A draft pays only if it is much cheaper than the target *and* often right: a GPT draft that costs
