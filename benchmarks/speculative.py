@@ -1,6 +1,6 @@
 """Speculative decoding on a CPU, measured in one run: python benchmarks/speculative.py (or make bench).
   S1  target: notebook 11's character GPT (shipped, anatomy/data/char_gpt); drafts: the bigram counted on
-      the same training text, and a 1-layer, 64-wide GPT trained here for 300 steps (about 20 s). 24
+      the same training text, and a 1-layer, 64-wide GPT trained here for 300 steps (a few seconds). 24
       held-out sentence starts of 8 characters, 48 new characters each, greedy (token-identical to the
       target's greedy text, asserted) and sampled at temperature 1; for k = 1..8: the drafts' acceptance
       rate, characters per target call, and the wall-time speed-up over the target writing alone
