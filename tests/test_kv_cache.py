@@ -117,3 +117,12 @@ def test_a_cached_forward_computes_attention_weights_only_when_asked(model):
     torch.testing.assert_close(asked.attentions[0].sum(-1), torch.ones(2, 4, 6))
     torch.testing.assert_close(fused.logits, uncached.logits)
     torch.testing.assert_close(asked.logits, uncached.logits)
+
+
+@pytest.mark.parametrize("use_cache", [True, False])
+def test_a_left_padded_batch_writes_what_each_prompt_writes_alone(model, use_cache):
+    ids, mask = left_padded_prompts(5, 4)
+    batch = generate(model, ids, mask, max_new_tokens=30, use_cache=use_cache)
+    for row, row_mask in zip(range(len(ids)), mask.bool()):
+        alone = generate(model, ids[row, row_mask][None], max_new_tokens=30, use_cache=use_cache)
+        assert torch.equal(batch[row, ids.size(1):], alone[0, int(row_mask.sum()):]), row
