@@ -499,7 +499,7 @@ print(f"T5: no position table; the distance bias {tuple(t5.encoder.block[0].laye
 # last step, the draw itself, we have only looked at. Looking cannot catch a sampler that is subtly
 # wrong: one that forgets the temperature, or keeps one token too few, writes text as plausible as a
 # right one. Comparing one sampled text with a reference's cannot either. A seeded sampler repeating its
-# own text shows only that the seed is used. Equality with another implementation's text shows that
+# own text shows only that its seed is used. Equality with another implementation's text shows that
 # both pushed the same random numbers through the same arithmetic: a right sampler that uses its random
 # numbers differently (Hugging Face's, say) writes another text from the same distribution, and a wrong
 # one can write the reference's text by luck, since any text a right sampler can write, most wrong ones
@@ -733,10 +733,8 @@ print("first emitted character vs the target's distribution, 5 seeds: the rule p
 # - GPT-2의 `Conv1D` 가중치는 전치해서 불러와야 하며, 그러면 로짓이 1e-5 이내로, 생성 결과가 토큰 단위로 일치한다.
 # - 표준 라이브러리 docstring으로 1분 학습한 문자 단위 GPT가 홀드아웃 데이터에서 바이그램 기준선보다 낮은 손실을 내고, 실제 단어를 훨씬 자주 쓰지만, 세 글자 이상 단어는 아직 대부분 지어낸 것이다.
 # - 탐욕적 디코딩, 온도, top-k, top-p는 같은 로짓에서 다음 토큰을 고르는 방식만 다르다. 탐욕적 디코딩은 같은 구절을 되풀이하는 퇴화에 빠지고, 샘플링은 그 반복을 깨는 대신 철자 오류를 조금 낸다. 빔 서치는 k개의 후보를 유지하며, 폭 1이면 탐욕적 디코딩과 같다.
-# - KV 캐시는 생성 결과를 바꾸지 않고 계산량만 줄이며, 시퀀스마다 층 × 2 × T × D 개의 수를 저장한다.
-# - RoBERTa, DistilBERT, BART, T5는 세 가지 연결 방식 중 하나에 학습 방법, 크기, 위치 표현을 바꾼 모델이다.
-# - 샘플러가 맞는지는 샘플 하나가 아니라 분포로 판단한다. 시드를 고정해 여러 번 뽑고 G-검정으로 규칙의 분포와 비교하면, 문장 하나로는 보이지 않는 실수가 드러난다.
-# - 추측 디코딩에서는 값싼 초안 모델이 k개 토큰을 쓰고 목표 모델이 한 번의 순전파로 검사한다. 수락 규칙 덕분에 출력은 목표 모델의 것과 정확히 같다(탐욕적이면 같은 텍스트, 샘플링이면 같은 분포).
+# - KV 캐시는 생성 결과를 바꾸지 않고 계산량만 줄이며, 시퀀스마다 층 × 2 × T × D 개의 수를 저장한다. RoBERTa, DistilBERT, BART, T5는 세 가지 연결 방식 중 하나에 학습 방법, 크기, 위치 표현을 바꾼 모델이다.
+# - 샘플러가 맞는지는 샘플 하나가 아니라 분포로 판단한다(여러 번 뽑아 G-검정). 추측 디코딩에서는 값싼 초안 모델이 k개 토큰을 쓰고 목표 모델이 한 번의 순전파로 검사하며, 수락 규칙 덕분에 출력은 목표 모델의 것과 정확히 같다(탐욕적이면 같은 텍스트, 샘플링이면 같은 분포).
 #
 # ## References
 # - Tunstall, von Werra, Wolf, *Natural Language Processing with Transformers*, ch. 3 "Transformer Anatomy" (O'Reilly, 2022), "Meet the Transformers".
