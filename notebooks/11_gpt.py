@@ -652,11 +652,11 @@ def accept_always(target_probs, draft_probs, drafts, do_sample, generator):  # b
 
 
 rule_tests = {name: [g_test(torch.bincount(first_characters(rule, seed), minlength=len(expected)), p[0])
-                     for seed in range(5)] for name, rule in (("the rule", verify), ("accept always", accept_always))}
-assert not any(r.rejects(ALPHA) for r in rule_tests["the rule"]), "the emitted characters follow the target's p"
+                     for seed in range(20)] for name, rule in (("the rule", verify), ("accept always", accept_always))}
+assert sum(r.rejects(ALPHA) for r in rule_tests["the rule"]) <= 1, "the emitted characters follow the target's p"
 assert all(r.rejects(ALPHA) for r in rule_tests["accept always"]), "accepting every draft emits the draft's q"
-print("first emitted character vs the target's distribution, 5 seeds: the rule passes every time, "
-      "'accept always' is rejected every time")
+print("first emitted character vs the target's distribution, 20 seeds: the rule is rejected on at most 1 "
+      "(a right rule fails about 1 seed in 1000), 'accept always' on all 20")
 
 # %% [markdown]
 # The tests (`tests/test_speculative.py`) check the whole loop the same way: the target's greedy text on
