@@ -626,8 +626,8 @@ accepted = sum(run.accepted for run in runs) / sum(run.drafted for run in runs)
 print(f"k = 4: {accepted:.0%} of the drafts accepted, {len(runs) * 60 / calls:.2f} characters per target pass")
 
 # %% [markdown]
-# Greedy text from this small model loops ("the the …", section 4), and a bigram predicts a loop well,
-# so many drafts are accepted. Sampling is the harder case, and the one where the acceptance rule must
+# Greedy text from this small model loops ("the the …", section 4), and a bigram guesses much of a
+# loop right: the target needs far fewer passes than characters. Sampling is the harder case, and the one where the acceptance rule must
 # be exactly right. We check the rule as we checked the sampler: 20,000 rounds after section 4's prompt,
 # each drafting one character from the bigram's q; the first emitted character must follow the target's
 # p (temperature 1), and a broken rule that accepts every draft must fail.
