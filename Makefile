@@ -195,6 +195,8 @@ bench: install
 	$(PY) benchmarks/train_copy.py
 	$(PY) benchmarks/finetune.py
 	$(PY) benchmarks/decoder.py
+	$(PY) benchmarks/generation_vs_hf.py
+	$(PY) benchmarks/speculative.py
 	$(PY) benchmarks/grading_time.py
 	$(PY) benchmarks/bpe.py
 	$(PY) benchmarks/pretraining.py

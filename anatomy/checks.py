@@ -62,13 +62,12 @@ def check_scores(scores: torch.Tensor, what: str = "logits") -> None:
     if not isinstance(scores, torch.Tensor) or not scores.is_floating_point() or scores.dim() == 0:
         raise ValueError(f"{what} must be a floating-point (..., V) tensor, got {type(scores).__name__} "
                          f"{tuple(getattr(scores, 'shape', ()))}")
-    bad = scores.isnan() | (scores == float("inf"))
-    dead = (scores == float("-inf")).all(dim=-1)
-    if bad.any() or dead.any():
-        rows = (bad.any(dim=-1) | dead).flatten().nonzero().flatten().tolist()
-        raise ValueError(f"{what} hold NaN, +inf, or only -inf in row(s) {rows[:8]}: nothing can be picked "
-                         f"from them. The model's output is broken there (NaN or overflowing weights or inputs, "
-                         f"or a mask that hides everything); check {what}.isnan().any() after each step")
+    if scores.size(-1) and torch.isfinite(scores.amax(dim=-1)).all():  # per token: the usual case in two operations
+        return  # (a row's max is NaN, +inf or -inf exactly when the row holds NaN, holds +inf, or is all -inf)
+    broken = (scores.isnan() | (scores == float("inf"))).any(dim=-1) | (scores == float("-inf")).all(dim=-1)
+    raise ValueError(f"{what} hold NaN, +inf, or only -inf in row(s) {broken.flatten().nonzero().flatten().tolist()[:8]}: "
+                     f"nothing can be picked from them. The model's output is broken there (NaN or overflowing weights or "
+                     f"inputs, or a mask that hides everything); check {what}.isnan().any() after each step")
 
 
 def check_labels(labels: Any, size: int, num_classes: int | None = None, name: str = "labels") -> None:

@@ -429,6 +429,12 @@ EXAMPLES = {
     "anatomy.tasks.sentiment_batches.batches_by_length": lambda: call(sentence_tokenizer(), ["low lower", "좋아해"], 8, 2, "cpu", [1, 0]),
     "anatomy.corpora.sentiment_data.what_is_wrong": lambda: call(b"<html>not found</html>"),
     "anatomy.layers.swiglu.SwiGLU": lambda: call(16, 32),
+    "anatomy.generation.goodness_of_fit.g_test": lambda: call(torch.tensor([30, 50, 20]), torch.tensor([0.3, 0.5, 0.2], dtype=torch.float64), 5.0),
+    "anatomy.generation.goodness_of_fit.chi_square_sf": lambda: call(3.0, 2),
+    "anatomy.tasks.docstring_lm.BigramLM": lambda: call(char_corpus(), 16, 1.0),
+    "anatomy.generation.speculative.speculative_generate": lambda: call(gpt(), gpt(), ids(shape=(1, 4)), 5, 2, True, 0.7, 5, 0.9, None,
+                                                                       torch.Generator().manual_seed(0)),
+    "anatomy.generation.speculative.check_speculative_call": lambda: call(gpt(), gpt(), ids(shape=(1, 4)), 5, 2, None),
     "anatomy.generation.text_generation.check_generate_call": lambda: call(gpt(), ids(), torch.ones(2, 7, dtype=torch.long), 3, None, 0),
     "anatomy.generation.text_generation.generate": lambda: call(gpt(), ids(shape=(2, 4)), None, 3, True, True, 0.7, 5, 0.9, None, 0,
                                                                 torch.Generator().manual_seed(0)),
@@ -462,7 +468,9 @@ UNCALLABLE = {
              "(tests/test_config.py); the configs that call it are swept")(["anatomy.layers.config.check_layer_settings"]),
     **reason("one step of a checked caller, fed only what the caller built (ByteLevelBPE.train, mask_tokens)")([
         "anatomy.tokenizers.bpe_training.count_pairs", "anatomy.tokenizers.bpe_training.learn_merges", "anatomy.tokenizers.bpe_training.merge_word",
-        "anatomy.models.mlm_masking.maskable_positions"]),
+        "anatomy.models.mlm_masking.maskable_positions", "anatomy.generation.speculative.verify",
+        "anatomy.generation.speculative.forward_last", "anatomy.generation.sampling.pick_next",
+        "anatomy.generation.sampling.filtered_probs"]),
     **reason("a per-character predicate (or per-tile, per-beam step) called in a loop by a caller that checks its input once")([
         "anatomy.tokenizers.basic_tokenizer.is_whitespace", "anatomy.tokenizers.basic_tokenizer.is_control", "anatomy.tokenizers.basic_tokenizer.is_punctuation",
         "anatomy.tokenizers.basic_tokenizer.is_cjk", "anatomy.efficient.tiled_attention.tile_positions", "anatomy.generation.beam_search.best_live_score"]),
@@ -476,7 +484,8 @@ UNCALLABLE = {
         "anatomy.models.gpt.CausalLMOutput", "anatomy.interpret.induction.InductionRun", "anatomy.tasks.sentiment_batches.SentimentBatch",
         "anatomy.corpora.sentiment_data.Reviews", "anatomy.tasks.training.TrainingRun", "anatomy.models.transformer.Seq2SeqOutput",
         "anatomy.models.vit.ImageClassifierOutput", "anatomy.checkpoints.pretrained.HubUnreachableError", "anatomy.interpret.induction.NoFeedForward",
-        "anatomy.layers.kv_cache.LayerCache"]),
+        "anatomy.layers.kv_cache.LayerCache", "anatomy.generation.goodness_of_fit.GTest",
+        "anatomy.generation.speculative.SpeculativeOutput", "anatomy.tasks.docstring_lm.BigramCache"]),
     **reason("reads or fetches files or the package index (its errors name the file and the command to run)")([
         "anatomy.weights.bert_weights.load_config", "anatomy.weights.bert_weights.read_state_dict", "anatomy.checkpoints.checkpoint_files.read_config",
         "anatomy.checkpoints.checkpoint_files.read_safetensors", "anatomy.checkpoints.checkpoint_files.load_weights_file",

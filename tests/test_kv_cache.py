@@ -74,3 +74,55 @@ def test_a_layer_cache_refuses_keys_of_another_shape():
 def test_a_cache_needs_a_whole_number_of_layers():
     with pytest.raises(ValueError, match="num_layers must be an integer >= 0, got 2.5"):
         KVCache(2.5)
+
+
+def test_crop_rolls_the_cache_back_to_what_a_fresh_forward_computes(model):
+    ids = torch.randint(0, 40, (2, 12), generator=torch.Generator().manual_seed(0))
+    cache = model.new_cache()
+    model(ids[:, :10], cache=cache)
+    cache.crop(7)  # forget tokens 7..9, then read 7..11 again: as if 7..9 had never been read
+    assert cache.length == 7 and cache.memory_bytes() == cache_memory_bytes(3, 4, 8, tokens=7, batch_size=2)
+    continued = model(ids[:, 7:], torch.ones(2, 12, dtype=torch.long), cache=cache).logits
+    torch.testing.assert_close(continued, model(ids).logits[:, 7:])
+    with pytest.raises(ValueError, match=r"length must be an integer in \[0, 12\], got 13 \(the cache holds 12 tokens"):
+        cache.crop(13)
+
+
+def test_the_cache_writes_in_place_when_generating_and_keeps_autograd_working_when_training(model):
+    ids = torch.randint(0, 40, (2, 9), generator=torch.Generator().manual_seed(1))
+    cache = model.new_cache()
+    with torch.no_grad():
+        model(ids[:, :5], cache=cache)
+        buffer = cache[0].buffers[0]
+        for i in range(5, 9):  # room for 10 was reserved: no new buffer, no copy of the cache
+            model(ids[:, i:i + 1], cache=cache)
+        assert cache[0].buffers[0] is buffer and cache[0].keys.data_ptr() == buffer.data_ptr()
+        model(ids[:, :3], torch.ones(2, 12, dtype=torch.long), cache=cache)  # 12 > 10: a larger buffer
+        assert cache[0].buffers[0].size(-2) == 24 and cache.length == 12
+    cache = model.new_cache()
+    first = model(ids[:, :5], cache=cache).logits
+    second = model(ids[:, 5:], torch.ones(2, 9, dtype=torch.long), cache=cache).logits
+    (first.sum() + second.sum()).backward()  # would fail if a later step overwrote a tensor autograd saved
+    torch.testing.assert_close(torch.cat([first, second], dim=1), model(ids).logits)
+    model.zero_grad()
+
+
+def test_a_cached_forward_computes_attention_weights_only_when_asked(model):
+    ids = torch.randint(0, 40, (2, 6), generator=torch.Generator().manual_seed(2))
+    with torch.no_grad():
+        fused = model(ids, cache=model.new_cache())
+        asked = model(ids, cache=model.new_cache(), output_attentions=True)
+        uncached = model(ids)
+    assert fused.attentions is None and len(asked.attentions) == 3 and asked.attentions[0].shape == (2, 4, 6, 6)
+    torch.testing.assert_close(asked.attentions[0].sum(-1), torch.ones(2, 4, 6))
+    torch.testing.assert_close(fused.logits, uncached.logits)
+    torch.testing.assert_close(asked.logits, uncached.logits)
+
+
+@pytest.mark.parametrize("use_cache", [True, False])
+def test_a_left_padded_batch_writes_what_each_prompt_writes_alone(model, use_cache):
+    ids, mask = left_padded_prompts(5, 4)
+    batch = generate(model, ids, mask, max_new_tokens=30, use_cache=use_cache)
+    for row, row_mask in zip(range(len(ids)), mask.bool()):
+        alone = generate(model, ids[row, row_mask][None], max_new_tokens=30, use_cache=use_cache)
+        assert torch.equal(batch[row, ids.size(1):], alone[0, int(row_mask.sum()):]), row

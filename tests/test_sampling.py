@@ -59,8 +59,10 @@ def test_greedy_is_the_argmax_and_sampling_follows_the_distribution():
     ({"temperature": 0.0}, "temperature must be a finite number > 0, got 0.0 .*greedy"),
     ({"temperature": -1.0}, "temperature must be a finite number > 0"),
     ({"temperature": float("nan")}, "temperature must be a finite number > 0, got nan"),
-    ({"top_k": 0}, r"top_k must be an integer >= 1, got 0 \(or None"), ({"top_k": 2.5}, "top_k must be an integer >= 1, got 2.5"),
-    ({"top_k": True}, "top_k must be an integer >= 1, got True"),
+    ({"top_k": 0}, r"top_k must be an integer in \[1, 5\], got 0 \(or None"),
+    ({"top_k": 2.5}, r"top_k must be an integer in \[1, 5\], got 2.5"),
+    ({"top_k": True}, r"top_k must be an integer in \[1, 5\], got True"),
+    ({"top_k": 6}, r"top_k must be an integer in \[1, 5\], got 6 \(or None for no cut; the vocabulary has 5 tokens\)"),
     ({"top_p": 0.0}, "top_p must be a finite number > 0 and <= 1, got 0.0"),
     ({"top_p": 1.5}, "top_p must be a finite number > 0 and <= 1, got 1.5")])
 def test_bad_settings_raise(kwargs, message):

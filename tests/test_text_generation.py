@@ -47,7 +47,8 @@ def test_padding_must_be_on_the_left_and_every_row_needs_a_token(gpt):
     ({"max_new_tokens": 14}, r"the prompt \(3 tokens\) \+ max_new_tokens \(14\) exceed the context window \(16"),
     ({"eos_token_id": 30}, r"eos_token_id must be an integer in \[0, 29\], got 30"),
     ({"pad_token_id": -1}, r"pad_token_id must be an integer in \[0, 29\], got -1"),
-    ({"do_sample": True, "top_k": 2.5}, "top_k must be an integer >= 1, got 2.5"),
+    ({"do_sample": True, "top_k": 2.5}, r"top_k must be an integer in \[1, 30\], got 2.5"),
+    ({"do_sample": True, "top_k": 31}, r"top_k must be an integer in \[1, 30\], got 31 \(or None for no cut; the vocabulary has 30"),
 ])
 def test_settings_out_of_range(gpt, kwargs, message):
     with pytest.raises(ValueError, match=message):

@@ -12,10 +12,12 @@ from anatomy.checks import check_tensor
 from anatomy.checks import check_integer, check_number, check_scores
 
 
-def check_sampling(temperature: float, top_k: int | None, top_p: float | None) -> None:
+def check_sampling(temperature: float, top_k: int | None, top_p: float | None, vocab_size: int | None = None) -> None:
+    """Raise unless temperature > 0, top_k in [1, vocab_size] (or None), top_p in (0, 1] (or None)."""
     check_number("temperature", temperature, above=0, hint=" (for 'temperature 0' use greedy decoding, do_sample=False)")
     if top_k is not None:
-        check_integer("top_k", top_k, hint=" (or None for no cut)")
+        check_integer("top_k", top_k, most=vocab_size, hint=" (or None for no cut)" if vocab_size is None else
+                      f" (or None for no cut; the vocabulary has {vocab_size} tokens)")
     if top_p is not None:
         check_number("top_p", top_p, above=0, at_most=1, hint=" (or None for no cut)")
 
@@ -23,8 +25,8 @@ def check_sampling(temperature: float, top_k: int | None, top_p: float | None) -
 def top_k_filter(logits: torch.Tensor, top_k: int) -> torch.Tensor:
     """Keep the k largest logits of each row (ties with the k-th are kept too)."""
     check_tensor("logits", logits, floating=True, shape="(B, V)")
-    check_integer("top_k", top_k)
-    kth_largest = logits.topk(min(top_k, logits.size(-1)), dim=-1).values[..., -1:]  # (B, 1)
+    check_integer("top_k", top_k, most=logits.size(-1), hint=" (the number of logits per row)")
+    kth_largest = logits.topk(top_k, dim=-1).values[..., -1:]  # (B, 1)
     return logits.masked_fill(logits < kth_largest, float("-inf"))  # (B, V)
 
 
@@ -43,8 +45,13 @@ def top_p_filter(logits: torch.Tensor, top_p: float) -> torch.Tensor:
 def next_token_distribution(logits: torch.Tensor, temperature: float = 1.0, top_k: int | None = None,
                             top_p: float | None = None) -> torch.Tensor:
     """The probabilities sampling draws from, (B, V)."""
-    check_sampling(temperature, top_k, top_p)
     check_tensor("logits", logits, floating=True, shape="(B, V)")
+    check_sampling(temperature, top_k, top_p, logits.size(-1))
+    return filtered_probs(logits, temperature, top_k, top_p)
+
+
+def filtered_probs(logits: torch.Tensor, temperature: float, top_k: int | None, top_p: float | None) -> torch.Tensor:
+    """next_token_distribution without its checks, for callers that ran them once (generate, per token)."""
     logits = logits / temperature  # < 1 sharpens, > 1 flattens
     if top_k is not None:
         logits = top_k_filter(logits, top_k)
@@ -59,8 +66,16 @@ def choose_next(logits: torch.Tensor, do_sample: bool = False, temperature: floa
     """(B, V) logits -> (B,) token ids: the argmax (greedy), or a draw from the filtered distribution.
     Logits holding NaN are refused: argmax and sampling would pick from them without a word."""
     check_tensor("logits", logits, rank=2, floating=True, shape="(B, V)")
+    check_sampling(temperature, top_k, top_p, logits.size(-1))  # checked either way, though greedy ignores them
+    return pick_next(logits, do_sample, temperature, top_k, top_p, generator)
+
+
+def pick_next(logits: torch.Tensor, do_sample: bool, temperature: float, top_k: int | None, top_p: float | None,
+              generator: torch.Generator | None) -> torch.Tensor:
+    """choose_next once its settings are checked (generate checks them once per call; this runs per token).
+    The logits are new at every step, so they are checked here."""
     check_scores(logits)
-    probs = next_token_distribution(logits, temperature, top_k, top_p)  # checks the arguments either way
     if not do_sample:
         return logits.argmax(dim=-1)  # (B,)
+    probs = filtered_probs(logits, temperature, top_k, top_p)  # (B, V)
     return torch.multinomial(probs, 1, generator=generator).squeeze(-1)  # (B,)

@@ -13,7 +13,7 @@ import torch
 
 from anatomy.checks import check_integer, check_padding_side
 from anatomy.layers.embeddings import check_token_ids
-from anatomy.generation.sampling import check_sampling, choose_next
+from anatomy.generation.sampling import check_sampling, pick_next
 
 
 def check_generate_call(model: Any, input_ids: torch.Tensor, attention_mask: torch.Tensor | None,
@@ -57,21 +57,25 @@ def generate(model: Any, input_ids: torch.Tensor, attention_mask: torch.Tensor |
              generator: torch.Generator | None = None) -> torch.Tensor:
     """Returns (B, T + N) ids: the prompt, then N new tokens (rows that produced EOS get padding after it).
     Without the cache every step re-reads the whole sequence; with it, only the newest token."""
-    check_sampling(temperature, top_k, top_p)
+    check_sampling(temperature, top_k, top_p, getattr(getattr(model, "config", None), "vocab_size", None))
     attention_mask = check_generate_call(model, input_ids, attention_mask, max_new_tokens, eos_token_id, pad_token_id)
+    (batch, length), total = input_ids.shape, input_ids.size(1) + max_new_tokens
+    sequence = input_ids.new_full((batch, total), pad_token_id)  # (B, T + N), written column by column
+    sequence[:, :length] = input_ids
+    padded = not bool(attention_mask.all())  # without padding the model needs no mask: it counts positions itself
+    if padded:
+        mask = attention_mask.new_ones(batch, total)  # every new token is real
+        mask[:, :length] = attention_mask
     cache = model.new_cache() if use_cache else None
-    sequence = input_ids
-    step_input = input_ids  # with the cache, only the tokens the model has not seen yet
-    finished = torch.zeros(input_ids.size(0), dtype=torch.bool, device=input_ids.device)  # (B,)
-    for _ in range(max_new_tokens):
-        logits = model(step_input if use_cache else sequence, attention_mask, cache=cache).logits[:, -1]  # (B, V)
-        next_ids = choose_next(logits, do_sample, temperature, top_k, top_p, generator)  # (B,)
-        next_ids = next_ids.masked_fill(finished, pad_token_id)
-        sequence = torch.cat([sequence, next_ids[:, None]], dim=1)  # (B, T + 1)
-        attention_mask = torch.cat([attention_mask, torch.ones_like(next_ids)[:, None]], dim=1)
-        step_input = next_ids[:, None]  # (B, 1)
+    finished = torch.zeros(batch, dtype=torch.bool, device=input_ids.device)  # (B,)
+    for step in range(max_new_tokens):
+        end = length + step  # tokens so far
+        step_input = sequence[:, end - 1:end] if use_cache and step else sequence[:, :end]  # with the cache, only the newest
+        logits = model(step_input, mask[:, :end] if padded else None, cache=cache).logits[:, -1]  # (B, V)
+        next_ids = pick_next(logits, do_sample, temperature, top_k, top_p, generator)  # (B,)
+        sequence[:, end] = next_ids.masked_fill(finished, pad_token_id)
         if eos_token_id is not None:
             finished |= next_ids == eos_token_id
             if finished.all():
-                break
+                return sequence[:, :end + 1]
     return sequence

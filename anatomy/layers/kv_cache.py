@@ -13,23 +13,49 @@ from anatomy.checks import check_integer
 
 
 class LayerCache:
-    """One layer's keys and values so far, each (B, Hkv, T, Dh)."""
+    """One layer's keys and values so far, each (B, Hkv, T, Dh).
+
+    Without gradients (generation) they live in buffers reserved ahead, twice the length needed each time
+    one fills up: a new token is written in place, where concatenating would copy the whole cache at every
+    step. With gradients (a training step that reads a cache) each update concatenates, as autograd needs
+    tensors that later steps do not overwrite. `keys` and `values` are always views of the cached tokens.
+    """
 
     def __init__(self) -> None:
         self.keys: torch.Tensor | None = None
         self.values: torch.Tensor | None = None
+        self.buffers: tuple[torch.Tensor, torch.Tensor] | None = None  # (B, Hkv, capacity, Dh) each
 
     def update(self, keys: torch.Tensor, values: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Append the new (B, Hkv, Tnew, Dh) keys and values; return all of them, (B, Hkv, T + Tnew, Dh)."""
+        length = 0 if self.keys is None else self.keys.size(-2)
         if self.keys is not None:
             self.check_fits(keys, values)
-        if self.keys is None:
-            self.keys, self.values = keys, values
-        else:
-            self.keys = torch.cat([self.keys, keys], dim=-2)  # (B, Hkv, T + Tnew, Dh)
-            self.values = torch.cat([self.values, values], dim=-2)
+        if torch.is_grad_enabled() and (keys.requires_grad or values.requires_grad):
+            self.buffers = None
+            if self.keys is None:
+                self.keys, self.values = keys, values
+            else:
+                self.keys = torch.cat([self.keys, keys], dim=-2)  # (B, Hkv, T + Tnew, Dh)
+                self.values = torch.cat([self.values, values], dim=-2)
+            return self.keys, self.values
+        end = length + keys.size(-2)
+        if self.buffers is None or end > self.buffers[0].size(-2):
+            capacity = 2 * end
+            self.buffers = tuple(new.new_empty(*new.shape[:2], capacity, new.size(-1)) for new in (keys, values))
+            if length:
+                self.buffers[0][:, :, :length] = self.keys
+                self.buffers[1][:, :, :length] = self.values
+        self.buffers[0][:, :, length:end] = keys  # written in place
+        self.buffers[1][:, :, length:end] = values
+        self.keys, self.values = self.buffers[0][:, :, :end], self.buffers[1][:, :, :end]  # views
         return self.keys, self.values
 
+    def crop(self, length: int) -> None:
+        """Forget every token after the first `length` (speculative decoding drops rejected drafts);
+        the next update writes over them."""
+        if self.keys is not None:
+            self.keys, self.values = self.keys[:, :, :length], self.values[:, :, :length]
 
     def check_fits(self, keys: torch.Tensor, values: torch.Tensor) -> None:
         """New keys and values must be the batch, heads, width, dtype and device the cache already holds."""
@@ -61,8 +87,17 @@ class KVCache:
         first = self.layers[0].keys
         return 0 if first is None else first.size(-2)
 
+    def crop(self, length: int) -> None:
+        """Keep only the first `length` cached tokens in every layer: the rollback of tokens a model read
+        but the text did not keep (rejected drafts in speculative decoding, 11_gpt)."""
+        check_integer("length", length, least=0, most=self.length,
+                      hint=f" (the cache holds {self.length} tokens; it can only be shortened)")
+        for layer in self.layers:
+            layer.crop(length)
+
     def memory_bytes(self) -> int:
-        """Bytes held: layers x 2 (keys and values) x B x Hkv x T x Dh x bytes per number."""
+        """Bytes the cached tokens take: layers x 2 (keys and values) x B x Hkv x T x Dh x bytes per number
+        (the room reserved ahead for the next tokens is not counted)."""
         return sum(t.numel() * t.element_size() for layer in self.layers
                    for t in (layer.keys, layer.values) if t is not None)
 

@@ -78,14 +78,18 @@ class GPT(nn.Module):
                 position_ids: torch.Tensor | None = None, cache: KVCache | None = None,
                 output_attentions: bool = False) -> CausalLMOutput:
         """Next-token logits at every new position. `attention_mask` (B, Tk) covers the cached
-        tokens and the new ones (1 = real, 0 = padding); position ids default to counting real tokens."""
+        tokens and the new ones (1 = real, 0 = padding); position ids default to counting real tokens.
+        With a cache, attention weights are computed only if output_attentions asks (hooks record them
+        on a forward without a cache): materialising them would cost a generation step more than its attention."""
         past, position_ids = check_decoder_call(self.config, input_ids, attention_mask, position_ids, cache)
         num_keys = past + input_ids.size(1)
-        mask = decoder_mask(input_ids.size(1), attention_mask, num_keys, input_ids.device)
+        one_new = attention_mask is None and input_ids.size(1) == 1  # a cached step: it may attend to every key
+        mask = None if one_new else decoder_mask(input_ids.size(1), attention_mask, num_keys, input_ids.device)
         x = self.dropout(self.token_embeddings(input_ids) + self.position_embeddings(position_ids))  # (B, T, D)
         attentions = []
+        need_weights = output_attentions or cache is None  # a cached step (generation) runs the fused kernel
         for i, layer in enumerate(self.layers):
-            x, weights = layer(x, mask, cache=None if cache is None else cache[i])  # (B, T, D)
+            x, weights = layer(x, mask, need_weights=need_weights, cache=None if cache is None else cache[i])
             attentions.append(weights)
         logits = self.lm_head(self.final_norm(x))  # (B, T, V)
         return CausalLMOutput(logits, tuple(attentions) if output_attentions else None)
