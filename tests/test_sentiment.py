@@ -135,3 +135,14 @@ def test_each_argument_of_the_loss_predictions_and_probe_vectors_is_named(classi
             (lambda: sentence_vectors(classifier.encoder, tokenizer, None), "texts must be a list of texts")]:
         with pytest.raises((TypeError, ValueError), match=message):
             call()
+
+
+def test_a_probes_seed_fixes_its_starting_weights_and_leaves_the_global_stream_alone():
+    """The seed used to draw only the batches: the starting weights came from the global stream, so a
+    probe's accuracy moved with how many probes ran before it (notebook 09's paired arms)."""
+    vectors, labels = torch.randn(64, 8), [0, 1] * 32
+    state = torch.get_rng_state()
+    first, second = (train_probe(vectors, labels, steps=5, batch_size=8, seed=3) for _ in range(2))
+    assert torch.equal(torch.get_rng_state(), state), "training a probe moved the global random stream"
+    assert torch.equal(first.weight, second.weight) and torch.equal(first.bias, second.bias)
+    assert not torch.equal(first.weight, train_probe(vectors, labels, steps=5, batch_size=8, seed=4).weight)

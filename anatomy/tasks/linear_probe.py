@@ -38,7 +38,8 @@ def sentence_vectors(encoder: nn.Module, tokenizer, texts: Sequence[str], max_le
 
 def train_probe(vectors: torch.Tensor, labels: Sequence[int], num_labels: int = 2, steps: int = 500,
                 batch_size: int = 256, peak_lr: float = 3e-2, seed: int = 0) -> nn.Linear:
-    """A linear probe: one nn.Linear trained on fixed vectors (the encoder never changes)."""
+    """A linear probe: one nn.Linear trained on fixed vectors (the encoder never changes); `seed` fixes its
+    starting weights and its batches, so two probes of one seed differ only in their vectors."""
     if not isinstance(vectors, torch.Tensor) or vectors.dim() != 2 or not vectors.is_floating_point():
         raise ValueError(f"vectors must be a floating-point (N, D) tensor, got {type(vectors).__name__} "
                          f"{tuple(getattr(vectors, 'shape', ()))}")
@@ -46,7 +47,9 @@ def train_probe(vectors: torch.Tensor, labels: Sequence[int], num_labels: int = 
     check_number("peak_lr", peak_lr, above=0)
     generator, targets = torch.Generator().manual_seed(seed), torch.tensor(list(labels))
     check_labels(targets, len(vectors), check_integer("num_labels", num_labels))
-    probe = nn.Linear(vectors.size(1), num_labels)
+    with torch.random.fork_rng(devices=[]):  # the seed draws the starting weights too; the global stream stays
+        torch.manual_seed(seed)
+        probe = nn.Linear(vectors.size(1), num_labels)
     batches = (torch.randint(len(vectors), (batch_size,), generator=generator) for _ in range(steps))
     train(probe, batches, lambda model, rows: classification_loss(model(vectors[rows]), targets[rows]),
           steps, optimizer=torch.optim.AdamW(probe.parameters(), lr=peak_lr), warmup_steps=steps // 10, progress=False)
