@@ -417,6 +417,7 @@ torch.testing.assert_close(t5_term[0], t5_term[1])  # the same for every query
 # | cosine similarity | 코사인 유사도 |
 # | skip-gram / negative sampling | 스킵그램 / 네거티브 샘플링 |
 # | permutation equivariance | 순열 등변성 |
+# | bag of words | 단어 주머니 |
 # | relative position / rotary embedding (RoPE) | 상대 위치 / 회전 위치 임베딩 (RoPE) |
 #
 # ## 핵심 요약
