@@ -29,7 +29,8 @@
 # 1. Explain why the scores are divided by √d, with an experiment.
 # 2. Relate soft attention to hard attention (argmax) and to a Python dictionary lookup.
 # 3. Compute attention step by step on "time flies like an arrow" and match PyTorch's kernel; see why
-#    values may have their own width, and read the column notation of lecture notes in our row form.
+#    values may have their own width, and read the column notation of lecture notes in our row form;
+#    see that queries, keys and values are linear maps, so a score is a bilinear form of two tokens.
 # 4. Build causal and padding masks, and see how a query attends in BertViz's neuron view.
 
 # %%
@@ -271,22 +272,27 @@ print(f"A {tuple(A.shape)} == weights[0].T and H = V·A {tuple(H_cols.shape)} ==
 # %% [markdown]
 # ### Three linear maps, and nothing between them
 # The queries, keys and values above are three **linear** maps of the same token vectors:
-# q = x W_q, k = x W_k, v = x W_v. No non-linearity stands between x and them (BERT's layers add a bias
-# to each, still no ReLU), so query i's score for key j is
-# $x_i W_q W_k^\top x_j^\top$: a **bilinear form** of the two token vectors with one D × D matrix,
-# W_q W_kᵀ, of rank at most d_k. The two maps count only through their product. Turn the queries and
-# keys by the same rotation R (an orthogonal matrix, R Rᵀ = I) and every score stays the same, since
+# q = x W_q, k = x W_k, v = x W_v. No non-linearity stands between x and them (no ReLU), so without
+# biases the score of a query token x for a key token y is x W_q W_kᵀ yᵀ / √d_k: a **bilinear form** of
+# the two token vectors with one D × D matrix, W_q W_kᵀ, of rank at most d_k. BERT's layers add a bias to
+# each map; then the score is a bilinear form plus a term linear in the key, b_q W_kᵀ yᵀ, which the
+# softmax does not cancel (only terms that depend on the query alone, the same for every key, cancel).
+# The two maps enter the score only through their product. Turn the queries and keys by the same
+# rotation R (an orthogonal matrix, R Rᵀ = I, here with det R = +1) and every score stays the same, since
 # W_q R (W_k R)ᵀ = W_q W_kᵀ. The value map can even wait until after the averaging:
-# weights · (X W_v) = (weights · X) W_v. The only non-linear step inside attention is the softmax.
+# weights · (X W_v) = (weights · X) W_v. The only non-linear function inside attention is the softmax;
+# the products of tokens in the scores, and of weights and values, are non-linear in the tokens too.
 
 # %%
-bilinear = embeddings[0] @ (to_query @ to_key.T) @ embeddings[0].T  # (T, T): x_i W_q W_kᵀ x_jᵀ
+bilinear = embeddings[0] @ (to_query @ to_key.T) @ embeddings[0].T  # (T, T): x W_q W_kᵀ yᵀ for every pair
 torch.testing.assert_close(torch.softmax(bilinear / math.sqrt(64), dim=-1), narrow_weights[0])
 rotation, _ = torch.linalg.qr(torch.randn(64, 64, generator=torch.Generator().manual_seed(1)))  # (d_k, d_k), orthogonal
+rotation[:, 0] *= torch.linalg.det(rotation).sign()  # flip one column if needed: det +1, a rotation, not a reflection
+assert torch.linalg.det(rotation) > 0
 turned, turned_weights = anatomy.scaled_dot_product_attention(q64 @ rotation, k64 @ rotation, v16)
 torch.testing.assert_close(turned_weights, narrow_weights)
 torch.testing.assert_close((narrow_weights @ embeddings) @ to_value, narrow)
-print(f"scores = x W_q W_kᵀ yᵀ with one {tuple((to_query @ to_key.T).shape)} matrix of rank "
+print(f"scores = x W_q W_kᵀ yᵀ / √d_k with one {tuple((to_query @ to_key.T).shape)} matrix of rank "
       f"{torch.linalg.matrix_rank(to_query @ to_key.T).item()}; rotating q and k by R changes no weight; "
       "W_v applied after averaging gives the same output")
 
@@ -341,8 +347,9 @@ viz.neuron_view("the cat sat", "it slept", layer=0, head=0)
 # - Queries and keys share a width d_k; the values may have any width d_v, and the output has it.
 #   Column notation (H = V·A) is our row-major form transposed.
 # - Queries, keys and values are linear maps of the tokens, with no non-linearity between: a score is the
-#   bilinear form x W_q W_kᵀ yᵀ, unchanged when q and k turn by one rotation. The softmax is attention's only
-#   non-linear step.
+#   bilinear form x W_q W_kᵀ yᵀ / √d_k (with BERT's biases, plus a term linear in the key), unchanged when
+#   q and k turn by one rotation. The softmax is attention's only non-linear function; the products of
+#   tokens are non-linear in the tokens too.
 # - Softmax with a large β tends to argmax (hard attention), and a dict lookup is hard attention on
 #   exact matches.
 # - Masks are boolean, with True = may attend. A causal mask hides the future and a padding mask hides `[PAD]`.
@@ -377,7 +384,7 @@ viz.neuron_view("the cat sat", "it slept", layer=0, head=0)
 # | cross-attention | 교차 어텐션 |
 #
 # ## 핵심 요약
-# - 어텐션은 softmax(QKᵀ/√d)V: 쿼리와 키를 비교하고, 정규화하고, 값을 가중 평균한다. 쿼리, 키, 값은 토큰 벡터의 선형 사상이고 그 사이에 비선형 함수가 없다. 점수는 쌍선형 형식 x W_q W_kᵀ yᵀ이어서 쿼리와 키를 같은 회전으로 돌려도 변하지 않으며, 어텐션 안의 비선형 단계는 소프트맥스뿐이다.
+# - 어텐션은 softmax(QKᵀ/√d)V: 쿼리와 키를 비교하고, 정규화하고, 값을 가중 평균한다. 쿼리, 키, 값은 토큰 벡터의 선형 사상이고 그 사이에 비선형 함수가 없다. 점수는 쌍선형 형식 x W_q W_kᵀ yᵀ / √d_k(BERT의 편향이 있으면 키에 대해 선형인 항이 더해진다)이어서 쿼리와 키를 같은 회전으로 돌려도 변하지 않으며, 어텐션 안의 비선형 함수는 소프트맥스뿐이다(토큰끼리의 곱도 토큰에 대해 비선형이다).
 # - √d로 나누지 않으면 내적의 분산이 d만큼 커져 소프트맥스가 포화되고, 그래디언트가 열 배 이상 작아진다.
 # - 쿼리와 키는 폭 d_k가 같아야 하지만 값의 폭 d_v는 달라도 되며, 출력은 값의 폭을 따른다. 열 표기(H = V·A)는 행 중심인 우리 표기의 전치다.
 # - 역온도 β가 크면 소프트맥스는 argmax(하드 어텐션)에 가까워지고, 파이썬 딕셔너리는 정확히 일치하는 키에 대한 하드 어텐션이다.

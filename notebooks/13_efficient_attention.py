@@ -366,14 +366,19 @@ fig.colorbar(image, ax=ax, label="weight")
 plt.show()
 
 # %% [markdown]
-# **Why the persistent vectors carry no position.** A token's key gets a position because where the token
-# stands is part of what it says. A persistent vector stands nowhere: it is not a token of the text, and every
-# query, at every position, sees the same N of them, as every token meets the same rows of W₁ and W₂ in a
-# feed-forward layer. Attention is a weighted sum over its key-value pairs, and a sum does not depend on the
-# order of its terms. So the slots form a set: number them in any order (each key moved together with its
-# value) and the output stays the same. That is **permutation invariance**, and a position would give the
-# slots an order that means nothing. Only the pairing counts: move the keys and not the values and the
-# output changes.
+# **Why the persistent vectors carry no position.** Call each persistent key with its value a **slot**.
+# Two kinds of position could be given to a slot, and neither adds anything. An absolute position, a
+# learned vector added to the slot's key, is redundant: the key is itself a free learned vector, so key +
+# position is just another learned key, and training absorbs the sum. A relative position, the distance
+# between the query and the key, is what the paper's model uses for its context keys, and it is undefined
+# here: a slot is not a token of the text and stands at no distance from any query. The authors' code
+# shows the choice (facebookresearch/adaptive-span): in `models.py` the context keys' scores get a learned
+# term per distance, `key_pe`; `persistent_memory.py` scores the persistent keys with no such term. Every
+# query, at every position, sees the same N slots, as every token meets the same rows of W₁ and columns of
+# W₂ in a feed-forward layer. Attention is a weighted sum over its key-value pairs, and a sum does not
+# depend on the order of its terms, so, with no position, the slots form a set: number them in any order
+# (each key moved together with its value) and the output stays the same. That is **permutation
+# invariance**. Only the pairing counts: move the keys and not the values and the output changes.
 
 # %%
 shuffled = copy.deepcopy(all_attention)
@@ -441,7 +446,7 @@ anatomy.show_source(anatomy.product_key_top_k)
 
 # %% [markdown]
 # **The lookup, drawn.** One query, n = 16 sub-keys per half (N = 256 full keys) and k = 4. The grid holds
-# the score of every full key, row i for sub-key i of the first half and column j for sub-key j of the second,
+# the score of every full key (dark = high), row i for sub-key i of the first half and column j for sub-key j of the second,
 # as brute force would compute them. Product keys compute only the two bar charts: the first half of the query
 # against its 16 sub-keys (left) and the second half against its 16 (top). The top 4 of each (dark bars) pick 4
 # rows and 4 columns; only their 16 crossings (outlined) are summed, and the best 4 of those (stars) are the
@@ -467,7 +472,7 @@ axes[0, 1].bar(range(n_small), half_2, color=bar_colours(columns))
 axes[0, 1].set(xlim=(-0.5, n_small - 0.5), xticks=[], title="second half of the query · its 16 sub-keys")
 axes[1, 0].barh(range(n_small), half_1, color=bar_colours(rows))
 axes[1, 0].set(ylim=(n_small - 0.5, -0.5), ylabel="sub-key i of half 1", title="first half")
-axes[1, 1].imshow(grid, cmap="Greys")
+fig.colorbar(axes[1, 1].imshow(grid, cmap="Greys"), ax=axes[1, 1], label="score (dark = high)")
 for i in rows.tolist():
     for j in columns.tolist():
         axes[1, 1].add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, edgecolor="tab:blue", lw=2))
@@ -476,7 +481,8 @@ axes[1, 1].set(xlabel="sub-key j of half 2", yticks=[], title="every full key's 
 axes[1, 1].legend(loc="lower right", fontsize=8)
 fig.tight_layout()
 plt.show()
-print(f"scored: {2 * n_small} sub-keys + {k_small * k_small} pairs = {2 * n_small + k_small ** 2} of {n_small ** 2} full keys; "
+print(f"{2 * n_small + k_small ** 2} scores ({2 * n_small} half-width dot products + {k_small * k_small} sums) "
+      f"instead of {n_small ** 2} full-width dot products; "
       f"best {k_small} (i, j): {list(zip(chosen_rows.tolist(), chosen_columns.tolist()))}")
 
 # %% [markdown]
