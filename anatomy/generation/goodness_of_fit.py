@@ -62,7 +62,7 @@ def g_test(counts: torch.Tensor, probs: torch.Tensor, min_expected: float = 5.0)
     if (counts[probs == 0] > 0).any():  # drawn, though the distribution says it never can be
         return GTest(float("inf"), max(int((probs > 0).sum()) - 1, 1), 0.0)
     expected = total * probs
-    cells_observed, cells_expected = pooled_cells(counts[probs > 0], expected[probs > 0], min_expected)
+    cells_observed, cells_expected = _pooled_cells(counts[probs > 0], expected[probs > 0], min_expected)
     dof = len(cells_observed) - 1
     if dof < 1:
         raise ValueError("the distribution has a single likely outcome: there is nothing to test; use more draws "
@@ -72,7 +72,7 @@ def g_test(counts: torch.Tensor, probs: torch.Tensor, min_expected: float = 5.0)
     return GTest(statistic, dof, chi_square_sf(statistic, dof))
 
 
-def pooled_cells(counts: torch.Tensor, expected: torch.Tensor, min_expected: float) -> tuple[torch.Tensor, torch.Tensor]:
+def _pooled_cells(counts: torch.Tensor, expected: torch.Tensor, min_expected: float) -> tuple[torch.Tensor, torch.Tensor]:
     """(observed, expected) per cell: outcomes expected >= min_expected keep their own cell; the rest are
     pooled into one, and a pooled cell still under min_expected joins the smallest other cell."""
     large = expected >= min_expected
