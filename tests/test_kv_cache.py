@@ -49,6 +49,20 @@ def test_the_cache_holds_what_the_formula_says(model):
     model(ids[:, :1], cache=cache)
     assert cache.length == 10
     assert cache.memory_bytes() == cache_memory_bytes(3, 4, 8, tokens=10, batch_size=5) == 3 * 2 * 5 * 10 * 32 * 4
+    assert cache.reserved_bytes() == cache.memory_bytes()  # with gradients: concatenated, nothing reserved
+
+
+def test_reserved_bytes_count_the_room_held_ahead(model):
+    cache = model.new_cache()
+    ids = torch.randint(0, 40, (5, 9))
+    with torch.no_grad():
+        model(ids, cache=cache)  # 9 tokens: buffers for 18
+        model(ids[:, :1], cache=cache)
+    assert cache.memory_bytes() == cache_memory_bytes(3, 4, 8, tokens=10, batch_size=5)
+    assert cache.reserved_bytes() == cache_memory_bytes(3, 4, 8, tokens=18, batch_size=5)
+    cache.crop(2)  # the buffers stay: more than twice what the 2 cached tokens need
+    assert cache.reserved_bytes() == cache_memory_bytes(3, 4, 8, tokens=18, batch_size=5) > 2 * cache.memory_bytes()
+    assert KVCache(3).reserved_bytes() == 0
 
 
 def test_a_cache_reused_with_another_batch_size_raises(model):

@@ -2,9 +2,12 @@
 
 The expected distributions are computed here in plain Python (sorted lists, no torch, none of the
 sampler's code), cross-checked against Hugging Face's warpers. Each rule is drawn N = 4000 times per
-seed and tested at level ALPHA; the right sampler passes on 20 seeds, and each planted bug (top-p
-keeping one token too few, temperature applied after the softmax, top-k ties broken by index) is
-rejected on every one of them. The G statistic itself is checked against scipy's.
+seed and tested at level ALPHA. A right sampler is rejected on a seed with probability ALPHA, and this
+suite runs about 200 such tests: requiring none to reject would fail a right sampler somewhere with
+probability about 18 % whenever its use of random numbers changes. So each family of 20 seeds may
+reject once (P(two or more of 20) <= 190 ALPHA^2: about 0.2 % over the 10 such families), while each
+planted bug (top-p keeping one token too few, temperature applied after the softmax, top-k ties broken
+by index) must be rejected on every seed. The G statistic itself is checked against scipy's.
 """
 import math
 
@@ -19,6 +22,7 @@ from anatomy.generation.text_generation import generate
 from anatomy.models.gpt import GPT, GPTConfig
 
 ALPHA = 1e-3  # a right sampler is rejected on one seed in 1000
+ALLOWED_REJECTIONS = 1  # per family of 20 seeds: a right sampler rejects twice with probability <= 1.9e-4
 DRAWS = 4000
 SEEDS = range(20)
 # A tie at the 2nd/3rd place (top-k = 2 must keep both); no tie where top-p 0.6 or 0.9 cuts.
@@ -68,10 +72,10 @@ def test_the_reference_is_hugging_faces_distribution(name):
 
 
 @pytest.mark.parametrize("name", RULES)
-def test_the_sampler_passes_on_20_seeds(name):
+def test_the_sampler_is_rejected_on_at_most_one_of_20_seeds(name):
     expected = reference_distribution(LOGITS, **RULES[name])
     p_values = [g_test(draw_counts(LOGITS, seed, **RULES[name]), expected).p_value for seed in SEEDS]
-    assert min(p_values) >= ALPHA, (name, p_values)
+    assert sum(p < ALPHA for p in p_values) <= ALLOWED_REJECTIONS, (name, p_values)
 
 
 def tiny_model_logits():
@@ -86,15 +90,17 @@ def tiny_model_logits():
 
 
 def test_generate_draws_the_first_token_from_the_models_distribution():
-    """The whole path: the model's logits for a fixed prompt, through generate, 20 seeds."""
+    """The whole path: the model's logits for a fixed prompt, through generate, 20 seeds (one may reject)."""
     model, prompt, logits = tiny_model_logits()
     rule = {"temperature": 0.8, "top_k": 8, "top_p": 0.9}
     expected = reference_distribution(logits, **rule)
     assert 2 < int((expected > 0).sum()) < 12 and expected.max() < 0.7, "the cuts bite and the draws vary"
+    rejected = []
     for seed in SEEDS:
         out = generate(model, prompt.expand(DRAWS, -1), max_new_tokens=1, do_sample=True,
                        generator=torch.Generator().manual_seed(seed), **rule)
-        assert not g_test(torch.bincount(out[:, -1], minlength=12), expected).rejects(ALPHA), seed
+        rejected += [seed] * g_test(torch.bincount(out[:, -1], minlength=12), expected).rejects(ALPHA)
+    assert len(rejected) <= ALLOWED_REJECTIONS, rejected
 
 
 # The planted bugs: each replaces one piece of the sampler, as a student's plausible mistake would.
@@ -142,9 +148,14 @@ def test_g_statistic_and_p_value_match_scipy():
 
 def test_rare_outcomes_are_pooled_and_impossible_ones_reject():
     probs = torch.tensor([0.5, 0.49, 0.006, 0.004, 0.0], dtype=torch.float64)
-    pooled = g_test(torch.tensor([50, 49, 1, 0, 0]), probs)  # expected 0.6 and 0.4: one cell of 1.0
-    assert pooled.dof == 2
-    assert pooled.statistic == pytest.approx(2 * sum(o * math.log(o / e) for o, e in ((50, 50), (49, 49), (1, 1.0))))
+    pooled = g_test(torch.tensor([50, 45, 4, 1, 0]), probs)  # expected 0.6 and 0.4: a pooled cell of 1.0 < 5
+    assert pooled.dof == 1  # ... joins the smallest other cell (49): cells (50 vs 50) and (50 vs 50)
+    assert pooled.statistic == pytest.approx(0.0, abs=1e-12)
+    three = torch.tensor([0.5, 0.3, 0.15, 0.03, 0.02], dtype=torch.float64)  # N = 200: 100, 60, 30, then 6 + 4
+    pooled = g_test(torch.tensor([90, 70, 28, 8, 4]), three)  # the pooled cell (E = 10 >= 5) stays on its own
+    assert pooled.dof == 3
+    assert pooled.statistic == pytest.approx(power_divergence([90, 70, 28, 12], [100, 60, 30, 10],
+                                                              lambda_="log-likelihood").statistic)
     impossible = g_test(torch.tensor([50, 49, 0, 0, 1]), probs)
     assert impossible.p_value == 0.0 and impossible.rejects(ALPHA)
 

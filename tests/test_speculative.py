@@ -53,6 +53,9 @@ def test_greedy_is_the_targets_greedy_text_on_200_prompts(pair):
             ours = speculative_generate(target, draft, prompt[None], max_new_tokens=12, k=k)
             assert torch.equal(ours.sequence[0], expected[i]), (length, i, k)
             drafted, accepted = drafted + ours.drafted, accepted + ours.accepted
+            assert ours.accepted + ours.rejections <= ours.drafted and ours.rejections <= ours.target_calls
+            if k == 1:  # a round drafts one token: it ends in a rejection exactly when it keeps none
+                assert ours.rejections == ours.target_calls - ours.accepted, (length, i)
             bonus_rounds += ours.target_calls < 12 / k  # fewer calls than rounds of k: some rounds kept all k
     assert 0.2 < accepted / drafted < 0.95, "both paths taken: drafts accepted and drafts rejected"
     assert bonus_rounds > 0
@@ -63,8 +66,11 @@ def test_a_perfect_draft_is_always_accepted_and_an_unrelated_one_still_gives_the
     prompt = torch.tensor([[1, 2, 3]])
     same = speculative_generate(target, target, prompt, max_new_tokens=30, k=4)
     assert same.acceptance_rate == 1 and same.target_calls == 6  # 5 tokens per call: 4 drafts + the bonus
+    assert same.rejections == 0 and same.examined_acceptance_rate == 1
     unrelated = speculative_generate(target, tiny_gpt(7), prompt, max_new_tokens=30, k=4)
     assert torch.equal(unrelated.sequence, same.sequence) and unrelated.acceptance_rate < 0.5
+    assert unrelated.examined_acceptance_rate == unrelated.accepted / (unrelated.accepted + unrelated.rejections)
+    assert unrelated.acceptance_rate <= unrelated.examined_acceptance_rate < 1
 
 
 def test_eos_stops_and_the_cache_rollback_is_what_a_fresh_forward_computes(pair):
@@ -102,7 +108,7 @@ def resample_from_p(target_scores, draft_probs, drafts, do_sample, generator=Non
 
 def test_the_rule_emits_the_targets_distribution_on_20_seeds():
     p_values = [g_test(torch.bincount(first_tokens(seed), minlength=6), P[0]).p_value for seed in reference.SEEDS]
-    assert min(p_values) >= ALPHA, p_values
+    assert sum(p < ALPHA for p in p_values) <= reference.ALLOWED_REJECTIONS, p_values  # one of 20 may reject
 
 
 @pytest.mark.parametrize("broken", [accept_always, resample_from_p])
@@ -142,7 +148,7 @@ def small_pair():
 
 def test_the_loop_writes_the_targets_two_token_distribution(small_pair):
     target, draft = small_pair
-    for seed in range(2):
+    for seed in range(2):  # 2 tests: a right loop fails here with probability 0.2 %; no rejection allowed
         assert not g_test(two_token_counts(target, draft, seed), exact_two_tokens(target)).rejects(ALPHA), seed
 
 

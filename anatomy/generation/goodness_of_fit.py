@@ -1,14 +1,16 @@
 """Does a sampler draw from the distribution it claims? The G-test (likelihood-ratio goodness of fit).
 
 Taught in: 11_gpt (testing samplers and speculative decoding).  Shapes: V outcomes (tokens, or token pairs).
-One sampled text equal to a reference proves nothing about a sampler: another rule can write the same
-text. What a rule fixes is a *distribution*. Draw N times, count each outcome, and compare the counts
+One sampled text equal to a reference is weak evidence about a sampler and cannot show its distribution:
+many other rules can write the same text. What a rule fixes is a *distribution*. Draw N times, count each outcome, and compare the counts
 O with the expected counts E = N p:  G = 2 Σ O ln(O / E). If the sampler is right, G follows a
-chi-square distribution with (outcomes - 1) degrees of freedom (Wilks 1938), and the p-value says how
-often a right sampler would look at least this far off. A test at level alpha rejects a right sampler
-in a fraction alpha of seeds; a wrong one, with enough draws, in almost all of them. Outcomes expected
-fewer than 5 times are pooled into one cell (the chi-square approximation needs a few counts per
-cell); an outcome drawn although its probability is 0 rejects at once.
+chi-square distribution with (cells compared - 1) degrees of freedom (Wilks 1938): the cells left after
+dropping outcomes of probability 0 and pooling rare ones. The p-value says how often a right sampler
+would look at least this far off. A test at level alpha rejects a right sampler in a fraction alpha of
+seeds; a wrong one, with enough draws, in almost all of them. Pooling follows a common rule of thumb
+(every expected count >= 5, for the chi-square approximation): outcomes expected fewer than 5 times
+are pooled into one cell, and if that cell is still expected fewer than 5 times it joins the smallest
+other cell. An outcome drawn although its probability is 0 rejects at once.
 """
 from __future__ import annotations
 
@@ -60,11 +62,7 @@ def g_test(counts: torch.Tensor, probs: torch.Tensor, min_expected: float = 5.0)
     if (counts[probs == 0] > 0).any():  # drawn, though the distribution says it never can be
         return GTest(float("inf"), max(int((probs > 0).sum()) - 1, 1), 0.0)
     expected = total * probs
-    small = (expected < min_expected) & (probs > 0)
-    cells_observed = torch.cat([counts[expected >= min_expected], counts[small].sum()[None]])
-    cells_expected = torch.cat([expected[expected >= min_expected], expected[small].sum()[None]])
-    if not small.any():
-        cells_observed, cells_expected = cells_observed[:-1], cells_expected[:-1]
+    cells_observed, cells_expected = _pooled_cells(counts[probs > 0], expected[probs > 0], min_expected)
     dof = len(cells_observed) - 1
     if dof < 1:
         raise ValueError("the distribution has a single likely outcome: there is nothing to test; use more draws "
@@ -72,3 +70,21 @@ def g_test(counts: torch.Tensor, probs: torch.Tensor, min_expected: float = 5.0)
     seen = cells_observed > 0  # 0 ln 0 = 0
     statistic = 2 * float((cells_observed[seen] * (cells_observed[seen] / cells_expected[seen]).log()).sum())
     return GTest(statistic, dof, chi_square_sf(statistic, dof))
+
+
+def _pooled_cells(counts: torch.Tensor, expected: torch.Tensor, min_expected: float) -> tuple[torch.Tensor, torch.Tensor]:
+    """(observed, expected) per cell: outcomes expected >= min_expected keep their own cell; the rest are
+    pooled into one, and a pooled cell still under min_expected joins the smallest other cell."""
+    large = expected >= min_expected
+    observed_cells, expected_cells = counts[large], expected[large]
+    if (~large).any():
+        pooled_observed, pooled_expected = counts[~large].sum(), expected[~large].sum()
+        if pooled_expected < min_expected and len(expected_cells) > 0:
+            smallest = int(expected_cells.argmin())
+            observed_cells, expected_cells = observed_cells.clone(), expected_cells.clone()
+            observed_cells[smallest] += pooled_observed
+            expected_cells[smallest] += pooled_expected
+        else:
+            observed_cells = torch.cat([observed_cells, pooled_observed[None]])
+            expected_cells = torch.cat([expected_cells, pooled_expected[None]])
+    return observed_cells, expected_cells

@@ -27,10 +27,17 @@ class SpeculativeOutput:
     target_calls: int  # target forwards: one per round (the first also reads the prompt)
     drafted: int  # tokens the draft proposed
     accepted: int  # of those, kept
+    rejections: int = 0  # rounds that ended in a rejection (the others accepted all their drafts)
 
     @property
     def acceptance_rate(self) -> float:
+        """Accepted / drafted: counts the drafts after a round's first rejection, which the target never judged."""
         return self.accepted / max(self.drafted, 1)
+
+    @property
+    def examined_acceptance_rate(self) -> float:
+        """alpha: accepted / the drafts the target examined (accepted + the one rejection ending a round)."""
+        return self.accepted / max(self.accepted + self.rejections, 1)
 
 
 def verify(target_scores: torch.Tensor, draft_probs: torch.Tensor | None, drafts: torch.Tensor,
@@ -94,7 +101,7 @@ def speculative_generate(target: Any, draft: Any, input_ids: torch.Tensor, max_n
     target_cache, draft_cache = target.new_cache(), draft.new_cache()
     sequence, prompt_length = input_ids, input_ids.size(1)
     in_target = in_draft = 0  # tokens of `sequence` each cache holds
-    calls = drafted = accepted_total = 0
+    calls = drafted = accepted_total = rejections = 0
     while sequence.size(1) - prompt_length < max_new_tokens:
         length = sequence.size(1)
         k_round = min(k, prompt_length + max_new_tokens - length)  # never read past the last position asked for
@@ -118,7 +125,7 @@ def speculative_generate(target: Any, draft: Any, input_ids: torch.Tensor, max_n
         accepted, next_token = verify(scores[None], torch.cat(draft_probs)[None] if do_sample else None,
                                       drafts, do_sample, generator)
         kept = int(accepted)  # read once per round: how far the text moves
-        drafted, accepted_total = drafted + k_round, accepted_total + kept
+        drafted, accepted_total, rejections = drafted + k_round, accepted_total + kept, rejections + (kept < k_round)
         sequence = torch.cat([sequence, drafts[:, :kept], next_token[None]], dim=1)
         in_target = length + kept  # the rollback: forget the rejected drafts (next_token is read next round)
         in_draft = min(in_draft, in_target)
@@ -127,4 +134,4 @@ def speculative_generate(target: Any, draft: Any, input_ids: torch.Tensor, max_n
         if eos_token_id is not None and (sequence[0, length:] == eos_token_id).any():
             sequence = sequence[:, :length + int((sequence[0, length:] == eos_token_id).nonzero()[0]) + 1]
             break
-    return SpeculativeOutput(sequence[:, :prompt_length + max_new_tokens], calls, drafted, accepted_total)
+    return SpeculativeOutput(sequence[:, :prompt_length + max_new_tokens], calls, drafted, accepted_total, rejections)

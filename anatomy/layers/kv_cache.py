@@ -101,6 +101,12 @@ class KVCache:
         return sum(t.numel() * t.element_size() for layer in self.layers
                    for t in (layer.keys, layer.values) if t is not None)
 
+    def reserved_bytes(self) -> int:
+        """Bytes the cache holds: the buffers, room reserved ahead for the next tokens included (with
+        gradients there are no buffers, and it is memory_bytes())."""
+        held = [layer.buffers or (layer.keys, layer.values) for layer in self.layers]
+        return sum(t.numel() * t.element_size() for pair in held for t in pair if t is not None)
+
 
 def cache_memory_bytes(num_layers: int, num_kv_heads: int, head_dim: int, tokens: int,
                        batch_size: int = 1, bytes_per_number: int = 4) -> int:
