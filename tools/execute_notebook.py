@@ -54,8 +54,12 @@ def fix_widget_ids(notebook: nbformat.NotebookNode, name: str) -> None:
 def committed_outputs(path: Path) -> dict[str, list[list]]:
     """Each code cell's source in the committed notebook (git's HEAD, or the file outside git) -> the
     outputs of the cells with that source, in order."""
-    shown = subprocess.run(["git", "show", f"HEAD:./{path.name}"], cwd=path.parent, capture_output=True, text=True)
-    committed = nbformat.reads(shown.stdout, as_version=4) if shown.returncode == 0 else nbformat.read(path, as_version=4)
+    try:
+        shown = subprocess.run(["git", "show", f"HEAD:./{path.name}"], cwd=path.parent, capture_output=True, text=True)
+    except OSError:  # no git on this machine
+        shown = None
+    in_git = shown is not None and shown.returncode == 0
+    committed = nbformat.reads(shown.stdout, as_version=4) if in_git else nbformat.read(path, as_version=4)
     outputs: dict[str, list[list]] = {}
     for cell in committed.cells:
         if cell.cell_type == "code":
