@@ -124,8 +124,8 @@ def attention_ops() -> None:
     col.add("Scale: ÷ √Dh", "op")
     col.add("Mask (optional): False → −∞", "op", width=240)
     col.add("Softmax over keys", "op")
-    col.add("MatMul with V (…, Tk, Dh)", "op", width=240)
-    col.add("output (…, Tq, Dh)", "io")
+    col.add("MatMul with V (…, Tk, Dv)", "op", width=240)
+    col.add("output (…, Tq, Dv)", "io")
     save("attention_ops", 600, 490, col.parts + [text(300, 30, "Scaled dot-product attention", 16, "bold")])
 
 

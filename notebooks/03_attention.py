@@ -125,7 +125,9 @@ assert numbers[0] > 0.95 and numbers[1] < numbers[3] / 10  # d = 4096: saturated
 # ## 2. Hard and soft attention
 # **Hard** attention picks the single best key: the weights are one-hot (argmax). **Soft**
 # attention uses a softmax with an inverse temperature β, $w_j = e^{\beta s_j} / \sum_l e^{\beta s_l}$.
-# At β = 0 every key gets the same weight. As β grows, softmax approaches argmax.
+# At β = 0 every key gets the same weight. As β grows, softmax approaches argmax. Soft attention is the
+# kind Bahdanau, Cho and Bengio (2015) introduced for translation: it is differentiable, so it is
+# trained by backpropagation like the rest of the network.
 
 # %%
 scores = torch.tensor([1.0, 2.0, 0.5, 1.8])
@@ -142,8 +144,11 @@ assert torch.allclose(torch.softmax(50 * scores, dim=0), hard, atol=1e-4)
 
 # %% [markdown]
 # ### The key-value store analogy
-# A Python `dict` is hard attention over exact-match keys. The query is compared with every key, the
-# one that matches gets weight 1 and the others 0, and you get that key's value back.
+# A Python `dict` is, conceptually, hard attention over exact-match keys: compare the query with every
+# key, give the one that matches weight 1 and the others 0, and return that key's value. (A real `dict`
+# compares with no list of keys: it hashes the query and looks in one slot.) The analogy breaks at a
+# missing key: the dict raises `KeyError`, while attention still returns an average.
+
 
 # %%
 store = {"cat": 1.0, "dog": 2.0, "bird": 3.0}
@@ -157,7 +162,14 @@ def dict_as_attention(query: str, beta: float = 100.0) -> float:
     return float(weights @ values)
 
 
-print(store["dog"], round(dict_as_attention("dog"), 4))
+print(store["bird"], round(dict_as_attention("bird"), 4))
+try:
+    store["fish"]
+except KeyError as error:
+    print("store['fish'] raises KeyError:", error)
+# No key matches "fish": every score is 0, the softmax is uniform, and the answer is the mean value.
+print(f"dict_as_attention('fish') = {dict_as_attention('fish'):.4f}, the mean of the values {values.mean():.4f}")
+assert abs(dict_as_attention("fish") - float(values.mean())) < 1e-6
 # Soft attention relaxes both halves: keys match partially (a dot product, not ==), and the answer
 # blends several values instead of returning one.
 
@@ -165,6 +177,7 @@ print(store["dog"], round(dict_as_attention("dog"), 4))
 # ## 3. Step by step on "time flies like an arrow"
 # As in Tunstall, von Werra and Wolf (2022, chapter 3), we take the token embeddings as queries, keys
 # *and* values (no projections yet; notebook 04 adds them). We use the pretrained model's embedding table, which is 384 wide.
+# Alammar (2018) draws the same three steps (scores, softmax, weighted sum) as pictures.
 
 # %%
 tokenizer, model = anatomy.load_pretrained()
@@ -205,9 +218,13 @@ plt.show()
 on_diagonal = weights[0].diagonal()  # (T,)
 print("each row's largest weight is on the diagonal:", bool((weights[0].argmax(dim=-1) == torch.arange(5)).all()))
 print(f"mean weight on the diagonal {on_diagonal.mean():.2f}, elsewhere {(weights[0].sum() - on_diagonal.sum()) / 20:.2f}")
+print("lengths |q| of the five tokens:", [round(length, 2) for length in embeddings[0].norm(dim=-1).tolist()])
 
 # %% [markdown]
-# With q = k every token matches itself best, so each row's largest weight is on the diagonal. But
+# Here each row's largest weight is on the diagonal. With q = k the diagonal score is q·q = |q|², which
+# usually, but not always, beats q·k: by Cauchy–Schwarz q·k ≤ |q||k|, which exceeds |q|² when the key
+# is longer than the query. These five embeddings have similar lengths (0.92 to 1.27), so each token
+# matches itself best. But
 # these raw embeddings give scores close to 0, so the softmax spreads the weight almost evenly (about
 # 1/5 each for five tokens) and the plot looks nearly flat. Learned query and
 # key projections (notebook 04) break this symmetry. `anatomy.attention_heatmap` draws every
@@ -250,7 +267,7 @@ print(f"queries {tuple(q64.shape)}, keys {tuple(k64.shape)}, values {tuple(v16.s
 # %% [markdown]
 # Notebook 04's heads use d_k = d_v = D/H, as Vaswani et al. (2017) do: a choice, not a
 # requirement. A query of one width and keys of another have no dot product, and the function
-# says so instead of broadcasting (the appendix shows the error).
+# says so instead of broadcasting ("For the curious", at the end, shows the error).
 #
 # ### The same computation in column notation
 # Lecture notes often write one **column** per token (Canziani, NYU DL 2020, week 12): the keys
@@ -276,10 +293,13 @@ print(f"A {tuple(A.shape)} == weights[0].T and H = V·A {tuple(H_cols.shape)} ==
 # biases the score of a query token x for a key token y is x W_q W_kᵀ yᵀ / √d_k: a **bilinear form** of
 # the two token vectors with one D × D matrix, W_q W_kᵀ, of rank at most d_k. BERT's layers add a bias to
 # each map; then the score is a bilinear form plus a term linear in the key, b_q W_kᵀ yᵀ, which the
-# softmax does not cancel (only terms that depend on the query alone, the same for every key, cancel).
+# softmax does not cancel, plus a term linear in the query and a constant, which it does: they are the
+# same for every key of a query, so the weights lose them (the score keeps them). So the weights are a
+# bilinear form plus a key term, up to terms the softmax cancels.
 # The two maps enter the score only through their product. Turn the queries and keys by the same
-# rotation R (an orthogonal matrix, R Rᵀ = I, here with det R = +1) and every score stays the same, since
-# W_q R (W_k R)ᵀ = W_q W_kᵀ. The value map can even wait until after the averaging:
+# rotation R (an orthogonal matrix, R Rᵀ = I; we pick det R = +1) and every score stays the same, since
+# W_q R (W_k R)ᵀ = W_q W_kᵀ. A reflection (det R = −1) works as well, and so does any invertible A on the
+# queries paired with A⁻ᵀ on the keys: W_q A (W_k A⁻ᵀ)ᵀ = W_q W_kᵀ. The value map can even wait until after the averaging:
 # weights · (X W_v) = (weights · X) W_v. The only non-linear function inside attention is the softmax;
 # the products of tokens in the scores, and of weights and values, are non-linear in the tokens too.
 
@@ -319,8 +339,9 @@ anatomy.mask_plot(padding[1, 0].expand(len(labels), -1), labels, labels, ax=axes
 plt.show()
 
 # %% [markdown]
-# The masked keys get zero weight. A query whose keys are *all* masked (say, a row of pure
-# padding) gets zeros rather than NaN, the same as PyTorch:
+# The masked keys get zero weight. A query whose keys are *all* masked (say, a sentence that is all
+# padding, or a padded query position under a causal mask with left padding) gets zeros rather than NaN,
+# the same as PyTorch from version 2.5 on (older versions return NaN for such rows):
 
 # %%
 x = torch.randn(1, 3, 4)
@@ -347,8 +368,8 @@ viz.neuron_view("the cat sat", "it slept", layer=0, head=0)
 # - Queries and keys share a width d_k; the values may have any width d_v, and the output has it.
 #   Column notation (H = V·A) is our row-major form transposed.
 # - Queries, keys and values are linear maps of the tokens, with no non-linearity between: a score is the
-#   bilinear form x W_q W_kᵀ yᵀ / √d_k (with BERT's biases, plus a term linear in the key), unchanged when
-#   q and k turn by one rotation. The softmax is attention's only non-linear function; the products of
+#   bilinear form x W_q W_kᵀ yᵀ / √d_k (with BERT's biases, plus a term linear in the key, up to terms
+#   the softmax cancels), unchanged when q and k turn by one rotation or reflection. The softmax is attention's only non-linear function; the products of
 #   tokens are non-linear in the tokens too.
 # - Softmax with a large β tends to argmax (hard attention), and a dict lookup is hard attention on
 #   exact matches.
@@ -360,10 +381,11 @@ viz.neuron_view("the cat sat", "it slept", layer=0, head=0)
 #    *Hint:* the variance of a sum of independent terms adds up; what is var(q_i k_i) when
 #    var(q_i) = 1 and var(k_i) = 4?
 # 2. Multiply the scores of section 3 by an inverse temperature β (as in section 2) before the
-#    softmax, and compute the entropy of each row of the weights for β from 0 to 5. When is
+#    softmax, and compute the entropy of each row of the weights for β from 0 to 200. When is
 #    attention "sharp"?
 #    *Hint:* entropy is `-(w * w.log()).sum(-1)`; it is log 5 ≈ 1.61 for uniform weights over
-#    5 keys and 0 for one-hot weights.
+#    5 keys and 0 for one-hot weights. Try β in `[0, 1, 5, 20, 50, 100, 200]`, and compare with the
+#    gap between each row's largest score and its second largest.
 # 3. Build a padding mask by hand for a batch of three sentences and check that every `[PAD]`
 #    column of the weights is zero.
 #    *Hint:* `tokenizer(..., padding=True, return_tensors="pt").attention_mask` gives the 1s and 0s;
@@ -384,8 +406,8 @@ viz.neuron_view("the cat sat", "it slept", layer=0, head=0)
 # | cross-attention | 교차 어텐션 |
 #
 # ## 핵심 요약
-# - 어텐션은 softmax(QKᵀ/√d)V: 쿼리와 키를 비교하고, 정규화하고, 값을 가중 평균한다. 쿼리, 키, 값은 토큰 벡터의 선형 사상이고 그 사이에 비선형 함수가 없다. 점수는 쌍선형 형식 x W_q W_kᵀ yᵀ / √d_k(BERT의 편향이 있으면 키에 대해 선형인 항이 더해진다)이어서 쿼리와 키를 같은 회전으로 돌려도 변하지 않으며, 어텐션 안의 비선형 함수는 소프트맥스뿐이다(토큰끼리의 곱도 토큰에 대해 비선형이다).
-# - √d로 나누지 않으면 내적의 분산이 d만큼 커져 소프트맥스가 포화되고, 그래디언트가 열 배 이상 작아진다.
+# - 어텐션은 softmax(QKᵀ/√d)V: 쿼리와 키를 비교하고, 정규화하고, 값을 가중 평균한다. 쿼리, 키, 값은 토큰 벡터의 선형 사상이고 그 사이에 비선형 함수가 없다. 점수는 쌍선형 형식 x W_q W_kᵀ yᵀ / √d_k(BERT의 편향이 있으면 키에 대해 선형인 항이 더해지고, 소프트맥스가 지우는 항은 빼고 본다)이어서 쿼리와 키를 같은 회전이나 반사로 돌려도 변하지 않으며, 어텐션 안의 비선형 함수는 소프트맥스뿐이다(토큰끼리의 곱도 토큰에 대해 비선형이다).
+# - √d로 나누지 않으면 내적의 분산이 d만큼 커져 소프트맥스가 포화되고, d = 4096에서는 그래디언트가 d = 16보다 열 배 이상 작아진다.
 # - 쿼리와 키는 폭 d_k가 같아야 하지만 값의 폭 d_v는 달라도 되며, 출력은 값의 폭을 따른다. 열 표기(H = V·A)는 행 중심인 우리 표기의 전치다.
 # - 역온도 β가 크면 소프트맥스는 argmax(하드 어텐션)에 가까워지고, 파이썬 딕셔너리는 정확히 일치하는 키에 대한 하드 어텐션이다.
 # - 마스크는 불리언이며 True는 "어텐션 가능"을 뜻한다. 인과 마스크는 미래를, 패딩 마스크는 `[PAD]`를 가린다.
