@@ -192,6 +192,8 @@ assert sum(rank(untrained, word, partner) for word, partner in pairs) > 5 * 10  
 # (the two along which these words' vectors spread most), one colour per group.
 
 # %%
+from matplotlib.transforms import Bbox
+
 groups = {"truth": ["true", "false", "none"], "failure": ["error", "exception", "failure", "warning"],
           "input/output": ["read", "write", "receive", "send"], "network": ["server", "client", "socket", "connection"],
           "number": ["two", "three", "four"]}
@@ -199,27 +201,44 @@ chosen = F.normalize(trained[[index[word] for group in groups.values() for word 
 centred = chosen - chosen.mean(0)
 _, _, directions = torch.linalg.svd(centred, full_matrices=False)
 points = (centred @ directions[:2].T).numpy()  # (W, 2)
-fig, ax = plt.subplots(figsize=(6, 4.5))
+fig, ax = plt.subplots(figsize=(7, 5))
 start = 0
 for name, group in groups.items():
     ax.scatter(*points[start:start + len(group)].T, label=name)
-    for word, (x, y) in zip(group, points[start:start + len(group)]):
-        ax.annotate(word, (x, y), textcoords="offset points", xytext=(4, 3))
     start += len(group)
 ax.set(xlabel="principal direction 1", ylabel="principal direction 2", title="Skip-gram vectors of stdlib docstrings")
-ax.legend(fontsize=8)
+ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
+ax.margins(0.15)
+fig.tight_layout()
+fig.canvas.draw()  # fixes the axis limits, so that label boxes in pixels are final
+# Labels of nearby words would overlap: try a few places around each point, keep the first free one.
+renderer = fig.canvas.get_renderer()
+pixels = ax.transData.transform(points)  # (W, 2)
+taken = [Bbox.from_bounds(px - 4, py - 4, 8, 8) for px, py in pixels]  # the dots, then each label placed
+for word, (x, y) in zip([word for group in groups.values() for word in group], points):
+    for dx, dy in [(5, 4), (5, -12), (-5, 4), (-5, -12), (5, 14), (-5, 14), (5, -22), (-5, -22)]:
+        label = ax.annotate(word, (x, y), textcoords="offset points", xytext=(dx, dy), ha="left" if dx > 0 else "right")
+        box = label.get_window_extent(renderer)
+        if not any(box.overlaps(other) for other in taken):
+            break
+        label.remove()
+    else:
+        label = ax.annotate(word, (x, y), textcoords="offset points", xytext=(5, 4))  # no free place: the default
+        box = label.get_window_extent(renderer)
+    taken.append(box)
 plt.show()
 
 # %% [markdown]
 # Words that share contexts cluster, learnt from co-occurrence alone. These vectors are static, like a
 # Transformer's token embedding: one per word, whatever the sentence, so "flies" would still get one vector
 # in both sentences above. A Transformer learns its table together with the layers above it, and those
-# layers supply the context.
+# layers supply the context. The clusters are not perfect: in this run "warning" and "send" sit apart
+# from their groups (a small corpus, 32 dimensions, and only two of them drawn here).
 
 # %% [markdown]
 # ### Shuffled and dropped words, without positions
 # Context comes from attention, and attention has no sense of order: it compares every token with every
-# other and averages. Run the model's six layers with its position embeddings left out (each token's
+# other and averages (Alammar, 2018, draws this comparison step by step). Run the model's six layers with its position embeddings left out (each token's
 # vector plus the token-type row 0, through the embedding LayerNorm, as in the model), and swap two words: "the dog bit the man" becomes "the man bit the dog". Every token gets the output
 # it had before, only in its new place (the outputs are **permutation-equivariant**), so the average of
 # the outputs, a summary of the sentence, is the same for both, and no order-blind readout (the mean, any
@@ -251,9 +270,9 @@ for positions in (False, True):
     short_inputs, short_outputs = encode(dropped, positions)
     kept = (short_inputs - inputs[1:]).abs().max().item()
     context = (short_outputs - outputs[1:]).abs().max().item()
-    shown = [f"{d:.2f}" if d > 1e-3 else "< 1e-4" for d in (moved, summary, kept, context)]  # no float noise printed
+    shown = [f"{d:.2f}" if d >= 1e-4 else "< 1e-4" for d in (moved, summary, kept, context)]  # no float noise printed
     print(f"positions {'added   ' if positions else 'left out'}: swapped outputs vs the originals moved: max |Δ| {shown[0]:<6}, "
-          f"sentence means: {shown[1]:<6}; dropping 'the' changes the other words' input vectors by {shown[2]:<6}, "
+          f"sentence means: {shown[1]:<6}; dropping the first 'the' changes the other words' input vectors by {shown[2]:<6}, "
           f"their outputs by {shown[3]}")
     assert (moved < 1e-4 and summary < 1e-4 and kept < 1e-6) if not positions else (moved > 0.1 and summary > 0.01 and kept > 0.1)
     assert context > 0.1  # with or without positions: a smaller context changes every output
@@ -262,8 +281,10 @@ for positions in (False, True):
 # ## 3. Positions, learned
 # Attention treats its input as a *multiset*, an unordered collection in which a word may occur twice,
 # as the swap above has just shown. Word order must be added to the
-# vectors. BERT learns one more table, one row per position `0 … 511`, and adds the row for position
-# *p* to the token at *p*. For sentence pairs it adds a third table, indexed by `token_type_ids`.
+# vectors. BERT (Devlin et al., 2019) learns one more table, one row per position `0 … 511`, and adds the row for position
+# *p* to the token at *p*. It always adds a third table too, indexed by `token_type_ids`: a single
+# sentence gets row 0 at every token (as `encode` above does), and only the second sentence of a pair
+# uses row 1.
 # A LayerNorm and dropout finish the layer.
 #
 # A first draft, close to the `Embeddings` class of Tunstall, von Werra and Wolf (2022), chapter 3:
@@ -330,8 +351,11 @@ plt.show()
 
 # %% [markdown]
 # **The key property.** For a fixed offset *k* there is one matrix $M_k$ (a rotation of each
-# sin/cos pair by angle $k\,\omega_i$) with $PE(p+k) = M_k \, PE(p)$ for *every* position *p*. A layer
-# can therefore learn to attend "3 tokens back" with one linear map. This follows from
+# sin/cos pair by angle $k\,\omega_i$) with $PE(p+k) = M_k \, PE(p)$ for *every* position *p*. Vaswani et
+# al. (2017, §3.5) chose this encoding because they *hypothesised* that it would let a model learn to
+# attend by relative position ("3 tokens back") easily; the paper does not show that it does. And in a
+# model the position vector is added to the token vector, so no layer sees PE(p) alone: M_k shifts the
+# position part of the sum, not the token part. The identity follows from
 # $\sin(a+b) = \sin a\cos b + \cos a \sin b$ and its cosine partner.
 
 # %%
@@ -342,7 +366,7 @@ for k in [1, 3, 10]:
     M = anatomy.position_shift_matrix(k, 64)
     error = (encoding[:-k] @ M.T - encoding[k:]).abs().max()
     assert error < 1e-5
-    print(f"k={k:>2}: PE(p+k) == M_k PE(p) for all 128 positions (max error < 1e-5)")
+    print(f"k={k:>2}: PE(p+k) == M_k PE(p) for all p with p + k < 128 (max error < 1e-5)")
 
 # %% [markdown]
 # ## 5. Other ways to encode position
@@ -386,15 +410,17 @@ torch.testing.assert_close(t5_term[0], t5_term[1])  # the same for every query
 # - BERT adds learned position and token-type embeddings, then LayerNorm and dropout.
 #   `anatomy.Embeddings` reproduces it exactly.
 # - The sinusoidal encoding needs no training, and a shift by *k* is a fixed linear map.
-# - Relative positions come in two kinds: Shaw et al. add a learned vector per distance to the keys,
-#   so the position's share of the score depends on the query; T5 adds one learned number per
-#   distance bucket, the same for every query.
+# - Relative positions: besides RoPE (relative too), two of section 5's ways differ thus: Shaw et al. add
+#   a learned vector per distance to the keys, so the position's share of the score depends on the
+#   query; T5 adds one learned number per distance bucket, the same for every query.
 #
 # ## Exercises
 # 1. Compute the cosine similarity between the learned position embeddings of positions 0…50 of
 #    the pretrained model and plot it as a heat-map. Does it look like the sinusoidal one?
 #    *Hint:* take `model.embeddings.position_embeddings.weight[:51]`, normalise the rows with
-#    `F.normalize`, and plot `P @ P.T` with `plt.imshow` and a colour bar.
+#    `F.normalize`, and plot `P @ P.T` with `plt.imshow` and a colour bar. Section 4 shows the sinusoidal
+#    encoding, not its similarity: plot `S = F.normalize(encoding[:51], dim=-1)` as `S @ S.T` beside it,
+#    and compare the mean similarity at each offset k (`torch.diagonal(P @ P.T, k).mean()`).
 # 2. Show numerically that `PE(p) · PE(p+k)` depends on *k* but not on *p*.
 #    *Hint:* for a fixed *k*, compute `(encoding[:-k] * encoding[k:]).sum(-1)` and look at its spread;
 #    each sin/cos pair contributes cos(k ω_i).
@@ -426,7 +452,7 @@ torch.testing.assert_close(t5_term[0], t5_term[1])  # the same for every query
 # - 위치가 없는 모델은 단어 주머니를 본다: 두 단어를 바꾸면 각 출력은 제 단어를 따라 자리만 옮기므로, 문장의 평균 벡터로는 "the dog bit the man"과 "the man bit the dog"를 구별할 수 없다.
 # - BERT는 학습된 위치 임베딩과 토큰 유형 임베딩을 더한 뒤 층 정규화와 드롭아웃을 적용한다. `anatomy.Embeddings`는 이를 비트 단위까지 재현한다.
 # - 사인파 위치 인코딩은 학습이 필요 없고, 위치를 k만큼 옮기는 것은 고정된 선형 변환(회전)이다.
-# - 상대 위치는 두 방식이 있다: Shaw et al.(2018)은 거리마다 학습한 벡터를 키(와 값)에 더하므로 점수에 더해지는 항 q·a가 쿼리의 내용에 따라 달라지고, T5는 거리 구간마다 학습한 스칼라 하나를 점수에 더한다.
+# - 상대 위치: RoPE(이것도 상대 위치다) 말고 5절의 두 방식은 이렇게 다르다: Shaw et al.(2018)은 거리마다 학습한 벡터를 키(와 값)에 더하므로 점수에 더해지는 항 q·a가 쿼리의 내용에 따라 달라지고, T5는 거리 구간마다 학습한 스칼라 하나를 점수에 더한다.
 #
 # ## References
 # - Tunstall, L., von Werra, L. and Wolf, T. (2022). *Natural Language Processing with Transformers*,
