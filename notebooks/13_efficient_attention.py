@@ -307,24 +307,26 @@ fig, ax = plt.subplots(figsize=(6.5, 3.2))
 heads = torch.arange(len(needed))
 ax.bar(heads - 0.2, needed, width=0.4, label="span the task needs")
 ax.bar(heads + 0.2, reach, width=0.4, label="learned reach z + R")
-ax.axhline(config.max_span, ls=":", color="grey", label="initial span")
+ax.axhline(config.max_span + config.ramp, ls=":", color="grey", label="initial reach z + R")
 ax.set(xlabel="head", ylabel="positions", title="adaptive spans after 1,000 steps")
 ax.legend(fontsize=8)
 plt.show()
 
 # %% [markdown]
 # Every head copies perfectly. Every head that needs R = 4 positions or more ends with its reach
-# z + R where its need is, from 48; the heads that need 1 and 2 end at z = 0, with the reach R = 4
+# z + R where its need is, from 52 (z = 48 plus R); the heads that need 1 and 2 end at z = 0, with the reach R = 4
 # that the mask always has: the ramp is a floor, so they look a little further than they need
 # (the assert above checks the reach against the need only where the need is at least R). Why the
 # reach and not z: after renormalisation, a head that puts all its weight on one key needs only
 # m_z(x) > 0 there, so the penalty pulls z down until the needed key sits at the far end of the ramp.
 # In the paper's language models most heads settled on short spans and a few on thousands of tokens,
-# and the keys beyond z + R were never computed, which is where the savings come from.
+# and the keys beyond the layer's largest z + R were never computed, which is where the savings come
+# from. (The authors' code, `adaptive_span.py`, trims the keys to the layer's largest span, rounded to a
+# multiple of 64; a head with a shorter span still computes the keys up to there, then masks them.)
 
 # %% [markdown]
 # ## 4. Persistent memory: the feed-forward layer was attention all along
-# Write the feed-forward layer of notebook 05 as FFN(x) = Σ_i ReLU(x · k_i + b_i) v_i + b₂, where
+# Write the feed-forward layer of notebook 05, with ReLU in place of 05's GELU, as FFN(x) = Σ_i ReLU(x · k_i + b_i) v_i + b₂, where
 # k_i is row i of W₁ and v_i column i of W₂. That is attention over F keys and values that are
 # learned but do not depend on the input (unlike the tokens' keys and values), with ReLU where the
 # softmax would be. A check on a random ReLU feed-forward:
@@ -372,8 +374,9 @@ plt.show()
 # position is just another learned key, and training absorbs the sum. A relative position, the distance
 # between the query and the key, is what the paper's model uses for its context keys, and it is undefined
 # here: a slot is not a token of the text and stands at no distance from any query. The authors' code
-# shows the choice (facebookresearch/adaptive-span): in `models.py` the context keys' scores get a learned
-# term per distance, `key_pe`; `persistent_memory.py` scores the persistent keys with no such term. Every
+# shows the choice (facebookresearch/adaptive-span): in `models.py` each context key's score gets a term
+# per distance, the query dotted with a learned vector for that distance (`key_pe`, in
+# `matmul(query, key_pe)`); `persistent_memory.py` scores the persistent keys with no such term. Every
 # query, at every position, sees the same N slots, as every token meets the same rows of W₁ and columns of
 # W₂ in a feed-forward layer. Attention is a weighted sum over its key-value pairs, and a sum does not
 # depend on the order of its terms, so, with no position, the slots form a set: number them in any order
@@ -402,7 +405,8 @@ def count(*modules):
     return sum(p.numel() for module in modules for p in module.parameters())
 
 
-for width, heads, inner, persistent in [(64, 4, 256, 32), (384, 12, 1536, 768)]:
+for width, heads, inner in [(64, 4, 256), (384, 12, 1536)]:
+    persistent = inner  # N = F slots per head: then the slots cost what the FFN's weights cost
     shape = SimpleNamespace(**{**vars(small), "hidden_size": width, "num_attention_heads": heads, "intermediate_size": inner})
     attention_plus_ffn = count(anatomy.MultiHeadAttention(shape), anatomy.FeedForward(shape))
     all_attention_params = count(anatomy.PersistentMemoryAttention(shape, persistent))
@@ -410,8 +414,9 @@ for width, heads, inner, persistent in [(64, 4, 256, 32), (384, 12, 1536, 768)]:
           f"all-attention with N={persistent:>3} per head {all_attention_params:>9,}")
 
 # %% [markdown]
-# N persistent vectors per head cost 2·N·D parameters, where the feed-forward layer cost 2·D·F.
-# The paper reports matching a Transformer's quality with N = 2,048 per head and no feed-forward
+# N persistent vectors per head cost 2·N·D parameters, where the feed-forward layer cost 2·D·F (plus
+# F + D biases). With N = F per head, as above, the two are equal: the columns differ only by the FFN's
+# biases (256 + 64 = 320 at D = 64, 1,536 + 384 = 1,920 at D = 384). The paper reports matching a Transformer's quality with N = 2,048 per head and no feed-forward
 # layers.
 
 # %% [markdown]
@@ -421,8 +426,10 @@ for width, heads, inner, persistent in [(64, 4, 256, 32), (384, 12, 1536, 768)]:
 # Product keys make the keys structured: each full key is two half-keys glued together, one from a
 # set of n = √N, one from another set of n. A query's score with a full key is then the sum of its
 # halves' scores, and the best k full keys can only use half-keys that are in the top k of their
-# own half. So: top k in each half (2n scores), the k × k sums, the top k of those. Exact. Up to a
-# million keys the k² sums are most of the work (the count below).
+# own half. So: top k in each half (2n scores), the k × k sums, the top k of those. Exact. Counted as
+# scores (below), the k² sums outnumber the 2√N sub-key scores up to about 262k keys (2√N = k² at
+# N = 262,144 for k = 32), and are a third of them at a million; but each sum is a single addition,
+# against a dot product of half the query's width for each sub-key score.
 
 # %%
 def draft_product_top_k(query, sub_keys_1, sub_keys_2, k):
@@ -449,11 +456,11 @@ anatomy.show_source(anatomy.product_key_top_k)
 # the score of every full key (dark = high), row i for sub-key i of the first half and column j for sub-key j of the second,
 # as brute force would compute them. Product keys compute only the two bar charts: the first half of the query
 # against its 16 sub-keys (left) and the second half against its 16 (top). The top 4 of each (dark bars) pick 4
-# rows and 4 columns; only their 16 crossings (outlined) are summed, and the best 4 of those (stars) are the
+# rows and 4 columns (bar j stands over column j, bar i beside row i); only their 16 crossings (outlined) are summed, and the best 4 of those (stars) are the
 # indices `product_key_top_k` returns.
 
 # %%
-draw = torch.Generator().manual_seed(3)
+draw = torch.Generator().manual_seed(6)  # a seed whose picked bars are all clearly above 0
 n_small, k_small = 16, 4
 sub_1, sub_2 = torch.randn(2, n_small, 4, generator=draw)  # (n, Dq/2) each
 query = torch.randn(8, generator=draw)  # (Dq,)
@@ -465,21 +472,30 @@ chosen_rows, chosen_columns = chosen // n_small, chosen % n_small  # full key i�
 assert torch.equal(chosen, grid.flatten().topk(k_small).indices)  # the brute-force best 4 of 256
 assert set(chosen_rows.tolist()) <= set(rows.tolist()) and set(chosen_columns.tolist()) <= set(columns.tolist())
 
-fig, axes = plt.subplots(2, 2, figsize=(7, 6.5), gridspec_kw={"width_ratios": [1, 4], "height_ratios": [1, 4]})
+# Shared axes and aspect="auto": bar j of the top chart stands over column j, bar i of the left one beside row i.
+fig, axes = plt.subplots(2, 2, figsize=(7.5, 6.5), sharex="col", sharey="row", layout="constrained",
+                         gridspec_kw={"width_ratios": [1, 4], "height_ratios": [1, 4]})
 axes[0, 0].axis("off")
 bar_colours = lambda picked: ["tab:blue" if i in picked.tolist() else "lightsteelblue" for i in range(n_small)]
 axes[0, 1].bar(range(n_small), half_2, color=bar_colours(columns))
-axes[0, 1].set(xlim=(-0.5, n_small - 0.5), xticks=[], title="second half of the query · its 16 sub-keys")
+axes[0, 1].axhline(0, color="black", lw=0.5)
+axes[0, 1].set(title="second half of the query · its 16 sub-keys")
+axes[0, 1].tick_params(labelbottom=True, labelleft=True)
 axes[1, 0].barh(range(n_small), half_1, color=bar_colours(rows))
-axes[1, 0].set(ylim=(n_small - 0.5, -0.5), ylabel="sub-key i of half 1", title="first half")
-fig.colorbar(axes[1, 1].imshow(grid, cmap="Greys"), ax=axes[1, 1], label="score (dark = high)")
+axes[1, 0].axvline(0, color="black", lw=0.5)
+axes[1, 0].set(ylabel="sub-key i of half 1", title="first half")
+image = axes[1, 1].imshow(grid, cmap="Greys", aspect="auto")
+axes[1, 1].set(xticks=range(n_small), yticks=range(n_small), xlim=(-0.5, n_small - 0.5), ylim=(n_small - 0.5, -0.5))
+axes[1, 1].tick_params(labelsize=7)
+axes[1, 0].tick_params(labelsize=7)
+axes[0, 1].tick_params(labelsize=7)
+fig.colorbar(image, ax=axes[:, 1], label="score (dark = high)", shrink=0.8)
 for i in rows.tolist():
     for j in columns.tolist():
         axes[1, 1].add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, edgecolor="tab:blue", lw=2))
 axes[1, 1].scatter(chosen_columns, chosen_rows, marker="*", s=200, color="tab:orange", label=f"best {k_small} of {n_small ** 2}")
-axes[1, 1].set(xlabel="sub-key j of half 2", yticks=[], title="every full key's score (brute force)")
+axes[1, 1].set(xlabel="sub-key j of half 2", title="every full key's score (brute force)")
 axes[1, 1].legend(loc="lower right", fontsize=8)
-fig.tight_layout()
 plt.show()
 print(f"{2 * n_small + k_small ** 2} scores ({2 * n_small} half-width dot products + {k_small * k_small} sums) "
       f"instead of {n_small ** 2} full-width dot products; "
@@ -497,9 +513,10 @@ for num_keys in [4096, 65_536, 1_048_576, 16_777_216]:
 # %% [markdown]
 # `make bench` (E2 in `benchmarks/efficient.py`) times it at N = 65,536 with 1,024 queries of width
 # 256: in one run product keys took about **1/35 of brute force's time and 1/44 of its peak
-# memory**, and stored 1/256 of its keys.
+# memory**, and stored 1/256 of the numbers brute force stores (512 half-width sub-keys against
+# 65,536 full-width keys).
 # `anatomy.ProductKeyMemory` wraps the lookup: softmax over the k scores, weighted sum of the k values.
-# In the paper, a memory of a million values inside a 12-layer model beat a 24-layer model.
+# In the paper, a memory of 512² ≈ 262k values (4 heads, k = 32) inside a 12-layer model beat a 24-layer model.
 
 # %% [markdown]
 # ## 6. The family
@@ -509,9 +526,9 @@ for num_keys in [4096, 65_536, 1_048_576, 16_777_216]:
 # | local / sliding window | each query sees w neighbours | T·w | no: a fixed pattern |
 # | strided (Sparse Transformer) | local + every √T-th key | T·√T | no: a fixed pattern |
 # | Longformer | sliding window + a few global tokens | T·w | no |
-# | adaptive span | each head learns its reach z | T·z̄ (mean span) | no: keys beyond z + R are dropped |
+# | adaptive span | each head learns its reach z | T·z̄ (mean span) | no: keys beyond z + R are masked, beyond the layer's largest z + R dropped |
 # | persistent memory | the FFN becomes N learned keys and values in attention | T·(T + N) | a different layer, not an approximation |
-# | product-key memory | a huge key-value table searched through half-keys | √N + k² per query | yes: the exact top k |
+# | product-key memory | a huge key-value table searched through half-keys | 2√N + k² per query | yes: the exact top k |
 # | Linformer | projects the T keys and values down to a fixed k | T·k | no: low-rank |
 # | Performer | replaces softmax by random features, computes (Kᵀ V) first | T | no: estimates exp(q·k) without bias, the normalised output with a bias |
 # | Reformer | hashes similar queries and keys into buckets | T log T | no: misses keys in other buckets |
@@ -623,7 +640,8 @@ assert kernel_error < 5 < 20 < output_error
 
 # %% [markdown]
 # Over 144 entries, noise alone gives a largest error of about 3 standard errors, and the kernel
-# estimate's is 3.6: unbiased. The output's is 165.9 standard errors: a bias, not noise, which
+# estimate's is 3.6: no sign of bias (3.6 is within what 144 heavy-tailed estimates give). A test can
+# only fail to find a bias; the unbiasedness itself is the identity E[φ(q)·φ(k)] = exp(q·k). The output's is 165.9 standard errors: a bias, not noise, which
 # shrinks as the number of features m grows (the paper uses m in the hundreds, and orthogonal
 # rows of W to cut the variance). So Performer approximates attention; it does not compute it.
 
