@@ -150,13 +150,12 @@ model = anatomy.TransformerForSequenceClassification.from_pretrained(num_labels=
 pooling = json.loads((Path(anatomy.default_model_dir()) / "1_Pooling" / "config.json").read_text())
 print("how the checkpoint was trained to pool:", {k: v for k, v in pooling.items() if k.endswith(("cls_token", "mean_tokens"))})
 bias = model.pooler.bias.detach()
-print(f"pooler bias: {(bias == 0).sum().item()} of {bias.numel()} entries exactly 0; "
-      f"pooler weight: std {model.pooler.weight.std().item():.4f}")
+print(f"pooler bias: {(bias == 0).sum().item()} of {bias.numel()} entries exactly 0")
 assert (bias == 0).all()
 
 # %% [markdown]
-# So for this checkpoint *two* layers start untrained: the pooler (left as it was initialised) and the
-# new classifier. Fine-tuning trains them together with the encoder. The loss is cross-entropy: minus
+# So for this checkpoint *two* layers start untrained: the pooler (never trained, as its zero bias
+# shows) and the new classifier. Fine-tuning trains them together with the encoder. The loss is cross-entropy: minus
 # the log-probability that the softmax gives the right label. We write both by hand and compare with
 # the package:
 
@@ -236,16 +235,22 @@ test_vectors = sentence_vectors(frozen, tokenizer, test_reviews.texts, recipe.ma
 train_labels, test_labels = torch.tensor(train_reviews.labels), torch.tensor(test_reviews.labels)
 
 
-def probe_accuracy(pooling, rows, seed=0):
+def probe_correct(pooling, rows, seed=0):
+    """Which test sentences a probe trained on `rows` gets right: (1008,) booleans."""
     probe = train_probe(train_vectors[pooling][rows], train_labels[rows].tolist(), seed=seed)
     with torch.no_grad():
-        return (probe(test_vectors[pooling]).argmax(-1) == test_labels).float().mean().item()
+        return probe(test_vectors[pooling]).argmax(-1) == test_labels
+
+
+def probe_accuracy(pooling, rows, seed=0):
+    return probe_correct(pooling, rows, seed).float().mean().item()
 
 
 draws = [torch.arange(TRAIN_SENTENCES)] + [
     torch.randperm(len(train_reviews), generator=torch.Generator().manual_seed(seed))[:TRAIN_SENTENCES]
     for seed in range(1, 5)]
-probes = {pooling: [probe_accuracy(pooling, rows, seed) for seed, rows in enumerate(draws)] for pooling in ("cls", "mean", "max")}
+correct = {pooling: [probe_correct(pooling, rows, seed) for seed, rows in enumerate(draws)] for pooling in ("cls", "mean", "max")}
+probes = {pooling: [right.float().mean().item() for right in correct[pooling]] for pooling in correct}
 for pooling, name in [("cls", "[CLS] vector"), ("mean", "mean of tokens"), ("max", "max over tokens")]:
     accuracies = torch.tensor(probes[pooling])
     print(f"probe on the {name:<15}: 5 draws of {TRAIN_SENTENCES:,}: {accuracies.mean():.1%} "
@@ -263,8 +268,28 @@ max_by_draw = compare_arms(probes["max"], probes["mean"])  # mean - max, draw by
 print(f"mean minus [CLS], draw by draw: {by_draw.describe(higher='the mean is better', lower='[CLS] is better', over='draws')}; "
       f"a test accuracy near 75 % is known to ±{100 * interval(0.75):.1f} points")
 print(f"mean minus max, draw by draw:   {max_by_draw.describe(higher='the mean is better', lower='the max is better', over='draws')}")
-assert min(probes["mean"]) > max(probes["cls"]) and by_draw.shown  # on every draw, the mean is the better summary
-assert max_by_draw.shown and max_by_draw.mean > 0, "the prose says the mean beats max-over-time, paired over the draws"
+if TRAIN_SENTENCES == 2400:  # what the prose says of the 2,400-sentence draws (exercise 1 changes the size)
+    assert min(probes["mean"]) > max(probes["cls"]) and by_draw.shown  # on every draw, the mean is the better summary
+    assert max_by_draw.shown and max_by_draw.mean > 0, "the prose says the mean beats max-over-time, paired over the draws"
+
+
+def bootstrap_gap(better, worse, replicates=2000, seed=0):
+    """95 % interval of the mean accuracy gap when both the draws and the test sentences are resampled."""
+    gaps = torch.stack(better).float() - torch.stack(worse).float()  # (draws, sentences): +1, 0 or -1 each
+    generator = torch.Generator().manual_seed(seed)
+    draw_picks = torch.randint(gaps.size(0), (replicates, gaps.size(0)), generator=generator)  # (R, draws)
+    sentence_picks = torch.randint(gaps.size(1), (replicates, gaps.size(1)), generator=generator)  # (R, sentences)
+    means = torch.stack([gaps[d][:, s].mean() for d, s in zip(draw_picks, sentence_picks)])  # (R,)
+    low, high = means.quantile(torch.tensor([0.025, 0.975])).tolist()
+    return gaps.mean().item(), low, high
+
+
+# The draw-by-draw intervals above see only training noise: all draws are scored on the same 1,008 test
+# sentences. Resampling those sentences too (the same picks for both probes: paired) adds the test noise.
+for better, worse in [("mean", "cls"), ("mean", "max")]:
+    gap, low, high = bootstrap_gap(correct[better], correct[worse])
+    print(f"{better} minus {worse}, draws and test sentences resampled: {100 * gap:+.1f} points, "
+          f"95 % bootstrap interval [{100 * low:+.1f}, {100 * high:+.1f}]")
 assert all(0.6 < a < 0.85 for a in probes["cls"] + probes["mean"] + probes["max"]), "a straight line on frozen vectors: well above chance"
 results = {"linear probe, frozen [CLS]": probes["cls"][0], "linear probe, frozen mean": probes["mean"][0]}
 
@@ -301,7 +326,8 @@ run = fine_tune(model, tokenizer, subset, subset_recipe, loss_fn=loss_and_accura
 # not compared: the test accuracy of a model fine-tuned on this CPU (asserted here and in section 7)
 results["full fine-tuning"] = accuracy(model, tokenizer, test_reviews, recipe.max_length)
 print(f"{len(run.losses)} steps; fine-tuned: {results['full fine-tuning']:.1%} test accuracy")
-assert results["full fine-tuning"] > 0.78, "one epoch of fine-tuning reaches about 83 % on the test split"
+if TRAIN_SENTENCES == 2400:  # exercise 1 changes it: with 400 sentences (12 steps) fine-tuning stays below the probes
+    assert results["full fine-tuning"] > 0.78, "one epoch of fine-tuning reaches about 83 % on the test split"
 
 
 def smooth(values, width=10):
@@ -338,20 +364,22 @@ ax.barh(list(results), [100 * a for a in results.values()], xerr=[100 * interval
         color=["tab:blue", "tab:cyan", "tab:green", "tab:gray"], capsize=3)
 ax.axvline(50, color="black", linestyle=":", label="chance")
 ax.set_xlabel(f"test accuracy (%) with its 95 % interval, {len(test_reviews):,} sentences; trained on {TRAIN_SENTENCES:,}")
-ax.legend(loc="lower right")
+ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1))
 plt.show()
 for name, value in results.items():
     print(f"{name:<28} {value:.1%} ± {interval(value):.1%}")
 # What holds on any CPU: each gap is larger than both intervals together and than the spread of the probes' draws.
+# They hold for the notebook's 2,400 sentences; exercise 1 (400 or 4,000) shows where they stop holding.
 tuned, best_probe = results["full fine-tuning"], max(max(accuracies) for accuracies in probes.values())
-assert tuned - interval(tuned) > best_probe + interval(best_probe)
-assert min(probes["cls"]) - interval(min(probes["cls"])) > results["from random init"] + interval(0.5)
+if TRAIN_SENTENCES == 2400:
+    assert tuned - interval(tuned) > best_probe + interval(best_probe)
+    assert min(probes["cls"]) - interval(min(probes["cls"])) > results["from random init"] + interval(0.5)
 
 # %% [markdown]
 # **What the gaps say.** Trained from random numbers, the same 22.7 million parameters see only
 # 2,400 sentences: far too few to learn what words mean, let alone how "not" or "but" turn a sentence
 # around, so the model stays near chance. The pre-trained encoder already knows English: a straight
-# line on its frozen vectors lands 20 to 25 points above chance.
+# line on its frozen vectors lands about 20 to 27 points above chance.
 #
 # *Which* frozen vector matters. The mean of the tokens, the summary this model was trained to
 # produce, beats the `[CLS]` vector on every one of the five draws, by 4.5 points on average, and the
@@ -364,7 +392,7 @@ assert min(probes["cls"]) - interval(min(probes["cls"])) > results["from random 
 #
 # Fine-tuning every weight (adjusting the features themselves to the task) still beats the best
 # probe: 82.9 % against 75.2 % on the same 2,400 sentences, a gap larger than the two 95 % intervals
-# together (the assert checks exactly that). It rests on one fine-tuning run, too slow to repeat
+# together (the assert checks a stricter version of that: against the best probe of all fifteen). It rests on one fine-tuning run, too slow to repeat
 # here, so read the size of the gap, not its last digit. With all 8,057 training sentences the
 # probes reach 73.9 % (`[CLS]`) and 78.2 % (mean), as section 5 prints, and `make bench`
 # (`benchmarks/finetune.py`, 189 steps) fine-tunes to 85.5 %, while 189 steps from random weights
@@ -381,7 +409,8 @@ analyser = Analyser(model, tokenizer)
 for sentence in ["A warm, funny and beautifully acted film.", "Two hours of my life I will never get back.",
                  "The plot is thin, but the actors make it worth watching.", "Not bad at all."]:
     print(f"P(positive) = {analyser(sentence):.2f}   {sentence}")
-assert analyser("A warm, funny and beautifully acted film.") > 0.5 > analyser("Two hours of my life I will never get back.")
+if TRAIN_SENTENCES == 2400:  # checks of the 2,400-sentence model (exercise 1 changes the size)
+    assert analyser("A warm, funny and beautifully acted film.") > 0.5 > analyser("Two hours of my life I will never get back.")
 
 # %% [markdown]
 # "Not bad at all" is praise, but a model trained briefly on a few thousand sentences leans on
@@ -402,11 +431,16 @@ for i in wrong[confidence.argsort(descending=True)][:6].tolist():
 strength = torch.tensor(test_reviews.ratings).abs()
 is_wrong = torch.zeros(len(labels), dtype=torch.bool)
 is_wrong[wrong] = True
-print(f"\nmean |rating| of the mistakes {strength[is_wrong].mean():.2f}, of the rest {strength[~is_wrong].mean():.2f}")
-assert strength[is_wrong].mean() < strength[~is_wrong].mean(), "the mistakes are the sentences raters found milder"
+difference = strength[~is_wrong].mean() - strength[is_wrong].mean()
+half = 1.96 * (strength[is_wrong].var() / is_wrong.sum() + strength[~is_wrong].var() / (~is_wrong).sum()).sqrt()
+print(f"\nmean |rating| of the mistakes {strength[is_wrong].mean():.2f}, of the rest {strength[~is_wrong].mean():.2f}; "
+      f"difference {difference:.2f} ± {half:.2f} (95 % interval, {is_wrong.sum()} mistakes)")
+if TRAIN_SENTENCES == 2400:
+    assert difference - half > 0, "the mistakes are the sentences raters found milder (interval above 0)"
 
 # %% [markdown]
-# Many mistakes are sentences whose raters were themselves lukewarm (a smaller mean |rating|), or
+# Many mistakes are sentences whose raters were themselves lukewarm (a smaller mean |rating|, by more
+# than the printed 95 % interval of the difference), or
 # that praise one thing and pan another ("the plot is thin, but…"), use irony, or need knowledge of
 # the film. A word-level cue ("funny", "dull") points one way while the sentence means the other.
 # A larger model and the whole training split help, but some of these sentences divide human
@@ -442,7 +476,8 @@ for ax, sentence in zip(axes, examples):
 axes[0].set_title("last layer: how much [CLS] attends to each token")
 plt.tight_layout()
 plt.show()
-assert all(after > before + 0.1 for before, after in on_words), "fine-tuned, [CLS] reads the words more"
+if TRAIN_SENTENCES == 2400:
+    assert all(after > before + 0.1 for before, after in on_words), "fine-tuned, [CLS] reads the words more"
 
 # %% [markdown]
 # Before fine-tuning, `[CLS]` in the last layer keeps almost half of its attention on itself (0.45
@@ -499,7 +534,9 @@ print("'I like you' and 'I hate you' become the very same token ids")
 # ## Exercises
 # 1. Set `TRAIN_SENTENCES = 400` and `= 4000`. How do the accuracies move? *Hint:* watch fine-tuning
 #    against the probes: with 400 sentences one epoch is only 12 steps, while a probe trains 500 steps
-#    whatever the data.
+#    whatever the data. The asserts that check what the 2,400-sentence run shows (sections 5 to 10)
+#    run only when `TRAIN_SENTENCES == 2400`: at 400, fine-tuning falls below the probes, and no
+#    assert stops the notebook from showing it.
 # 2. Freeze the encoder (`p.requires_grad_(False)` for `model.encoder.parameters()`) and fine-tune
 #    only the pooler and head. Where does it land relative to the linear probes? *Hint:* `fine_tune`
 #    only trains parameters that require grad, and both layers start untrained (section 3).
