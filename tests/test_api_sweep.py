@@ -273,6 +273,7 @@ EXAMPLES = {
     "anatomy.tasks.pretraining_payoff.gain_over_random": lambda: call(comparison(), 10),
     "anatomy.tasks.pretraining_payoff.paired_gain": lambda: call(comparison(), 10),
     "anatomy.tasks.pretraining_payoff.classifier_from": lambda: call(bert_config(), None, 0),
+    "anatomy.tasks.pretraining_payoff.recipe_for": lambda: call(1e-3, 40, 250),
     # 17: hooks, induction, logit lens, patching
     "anatomy.interpret.hooks.blocks": lambda: call(gpt()),
     "anatomy.interpret.hooks.points_of": lambda: call(gpt().layers[0]),
@@ -508,7 +509,8 @@ UNCALLABLE = {
     **reason("trains for seconds to minutes: its arguments are checked by anatomy.tasks.training.train and tests of its own")([
         "anatomy.tasks.copy_task.train_copy", "anatomy.tasks.dates_translator.train_dates", "anatomy.tasks.digits.train_digits",
         "anatomy.tasks.docstring_lm.train_docstring_gpt", "anatomy.tasks.mlm_pretraining.pretrain", "anatomy.tasks.training.train",
-        "anatomy.tasks.sentiment.fine_tune", "anatomy.tasks.pretraining_payoff.fine_tuned_accuracy", "anatomy.interpret.induction.train_induction", "anatomy.tasks.pretraining_payoff.compare",
+        "anatomy.tasks.sentiment.fine_tune", "anatomy.tasks.pretraining_payoff.fine_tuned_accuracy", "anatomy.interpret.induction.train_induction", "anatomy.tasks.pretraining_payoff.tune_recipe",
+        "anatomy.tasks.pretraining_payoff.payoff",
         "anatomy.tasks.linear_probe.train_probe", "anatomy.tasks.copy_task.accuracy_by_length"]),
     **reason("converts a Hugging Face or torch model (tests/test_*_weights.py and the loader tables check these)")([
         "anatomy.weights.gpt2_weights.gpt2_weight_names", "anatomy.weights.gpt2_weights.config_from_gpt2", "anatomy.weights.gpt2_weights.check_gpt2",

@@ -10,7 +10,8 @@ from anatomy.corpora.stdlib_docstrings import stdlib_sentences
 from anatomy.models.masked_lm import TransformerForMaskedLM
 from anatomy.tasks.mlm_pretraining import (blank_log_probs, fill_in_blank, masked_batches, masked_lm_loss, pretrain,
                                            pretraining_sequences, small_bert_config, train_tokenizer, unigram_entropy)
-from anatomy.tasks.pretraining_payoff import classifier_from, mean_interval, paired_gain
+from anatomy.tasks import pretraining_payoff
+from anatomy.tasks.pretraining_payoff import classifier_from, mean_interval, paired_gain, recipe_for
 
 
 @pytest.fixture(scope="module")
@@ -125,9 +126,15 @@ def test_the_shipped_pretraining_loads():
     assert model.missing_keys == [] and tokenizer.vocab_size == model.config.vocab_size == 4000
     assert model.head.decoder_weight is model.encoder.embeddings.token_embeddings.weight
     comparison = json.loads(COMPARISON_FILE.read_text())
+    assert comparison["label_pool"] == "validation" and set(comparison["tuning"]) == {"0", "1400"}
+    for arm in comparison["tuning"].values():  # the same trials for both arms; the best mean chosen
+        assert [(t["peak_lr"], t["steps"]) for t in arm["trials"]] == list(pretraining_payoff.TRIALS)
+        best = max(arm["trials"], key=lambda trial: sum(trial["accuracy"]))
+        assert arm["chosen"] == {"peak_lr": best["peak_lr"], "steps": best["steps"]}
+    assert set(comparison["by_training_size"]) == {"100", "250", "500", "1000"}
     for result in comparison["by_training_size"].values():
-        assert set(result["runs"]) == {"0", "140", "466", "1400"}
-        assert all(len(run["accuracy"]) == 5 for run in result["runs"].values())
+        assert set(result["runs"]) == {"0", "1400"}
+        assert all(len(run["accuracy"]) == len(result["seeds"]) == 8 for run in result["runs"].values())
 
 
 @pytest.mark.parametrize("confidence", [1.5, 1, 0, -0.2, float("nan"), "0.95"])
@@ -188,3 +195,50 @@ def test_fill_in_blank_refuses_nan_scores(tokenizer):
         model.head.bias[5] = float("nan")
     with pytest.raises(ValueError, match=r"log-probabilities at \[MASK\] hold NaN"):
         fill_in_blank(model, tokenizer, "Return the [MASK] of items.")
+
+
+def test_recipe_for_gives_the_steps_asked_for_at_every_size():
+    for size in (100, 250, 1000):
+        recipe = recipe_for(2e-3, 40, size)
+        assert recipe.peak_lr == 2e-3 and round(recipe.epochs * size / recipe.batch_size) == 40
+    for name, args in (("peak_lr", (0.0, 40, 100)), ("steps", (1e-3, 0, 100)), ("size", (1e-3, 40, 0))):
+        with pytest.raises(ValueError, match=f"{name} must be"):
+            recipe_for(*args)
+
+
+def fake_fine_tuning(monkeypatch):
+    """fine_tuned_accuracy replaced by a record of its calls; the score favours lr 2e-3 for random weights and
+    lr 5e-4 for the 'pre-trained' state, so each arm's tuning must find its own recipe."""
+    calls = []
+
+    def fake(config, state, tokenizer, train_split, test_split, seed, recipe):
+        calls.append((state, len(train_split), test_split, seed, recipe.peak_lr,
+                      round(recipe.epochs * len(train_split) / recipe.batch_size)))
+        wanted = 2e-3 if state is None else 5e-4
+        return (0.9 if recipe.peak_lr == wanted else 0.6) + 0.001 * seed, 0.0
+
+    monkeypatch.setattr(pretraining_payoff, "fine_tuned_accuracy", fake)
+    return calls
+
+
+def test_each_arm_gets_its_own_recipe_from_the_same_trials(monkeypatch):
+    from anatomy.corpora.sentiment_data import Reviews
+
+    calls = fake_fine_tuning(monkeypatch)
+    pool = Reviews([f"s{i}" for i in range(1000)], [i % 2 for i in range(1000)], [0.0] * 1000)
+    tuning, test = pool.subset(300), pool.subset(200)
+    trained = {"w": torch.zeros(1)}
+    result = pretraining_payoff.payoff(None, {"0": None, "1400": trained}, None, pool, tuning, test, (100, 1000),
+                                       range(3), log=lambda line: None)
+    assert result["tuning"]["0"]["chosen"]["peak_lr"] == 2e-3
+    assert result["tuning"]["1400"]["chosen"]["peak_lr"] == 5e-4
+    tuning_calls = [call for call in calls if call[2] is tuning]
+    assert len(tuning_calls) == 2 * len(pretraining_payoff.TRIALS) * len(pretraining_payoff.TUNING_SEEDS)
+    assert {call[1] for call in tuning_calls} == {pretraining_payoff.TUNING_SIZE}
+    assert {call[3] for call in tuning_calls} == set(pretraining_payoff.TUNING_SEEDS)
+    final = [call for call in calls if call[2] is test]
+    assert len(final) == 2 * 2 * 3  # arms x sizes x seeds, scored on the test split only
+    for state, size, _, seed, lr, steps in final:
+        chosen = result["tuning"]["0" if state is None else "1400"]["chosen"]
+        assert (lr, steps) == (chosen["peak_lr"], chosen["steps"]) and size in (100, 1000) and seed in range(3)
+    assert result["by_training_size"]["100"]["runs"]["0"]["accuracy"] == [0.9, 0.901, 0.902]

@@ -1,10 +1,12 @@
-"""Does pre-training pay? One small classifier fine-tuned on the review labels from random weights and from
-masked-LM pre-training: the same recipe, the same budget, the same seeds; accuracy on the test split.
+"""Does pre-training pay? One small classifier fine-tuned on review labels from random weights and from
+masked-LM pre-training, each arm with its own recipe picked from the same trials; accuracy on the test split.
 
 Taught in: 16_pretraining.  Shapes: B batch, T tokens, D model width.
-Arm (a) starts from the pre-training run's own initial weights (its snapshot at step 0), arm (b) from its
-weights after S steps; with the same seed both get the same pooler and classifier head and see the same
-batches, so the encoder's weights are the only difference. `make pretrain` writes COMPARISON_FILE.
+Arm "0" starts from the pre-training run's own initial weights (its step 0), arm "S" from its weights after
+S steps. tune_recipe gives every arm the same trials (learning rate, optimiser steps), scored on held-out
+sentences, never the test split; payoff then fine-tunes each arm with its own recipe on a few labels, seed by
+seed (with one seed both arms get the same pooler and classifier head and the same batches), and
+gain_over_random compares them with a paired interval. `make pretrain` writes COMPARISON_FILE.
 """
 from __future__ import annotations
 
@@ -26,6 +28,9 @@ from anatomy.corpora.sentiment_data import Reviews
 COMPARISON_FILE = PRETRAINED_DIR / "fine_tuning_comparison.json"
 # Two epochs at a learning rate a model trained from scratch needs (09's 1e-4 suits a big pre-trained one).
 RECIPE = FineTuningRecipe(max_length=48, batch_size=32, peak_lr=5e-4, epochs=2.0)
+# Each arm's recipe is picked from the same trials (learning rate, optimiser steps), on TUNING_SIZE labels.
+TRIALS = tuple((peak_lr, steps) for peak_lr in (5e-4, 2e-3) for steps in (40, 120))
+TUNING_SIZE, TUNING_SEEDS = 250, (100, 101)  # seeds no final run uses
 
 
 def classifier_from(config, encoder_state: dict[str, torch.Tensor] | None, seed: int) -> TransformerForSequenceClassification:
@@ -48,20 +53,47 @@ def fine_tuned_accuracy(config, encoder_state: dict[str, torch.Tensor] | None, t
     return accuracy(model, tokenizer, test_split), run.seconds
 
 
-def compare(snapshots: dict[int, dict[str, torch.Tensor]], config, tokenizer: SentenceTokenizer,
-            train_split: Reviews, test_split: Reviews, seeds: Sequence[int],
-            recipe: FineTuningRecipe = RECIPE, log=print) -> dict:
-    """Fine-tune from every snapshot (pre-training step -> encoder weights) with every seed."""
-    results: dict[str, dict[str, list[float]]] = {}
-    for step, state in sorted(snapshots.items()):
-        accuracies, seconds = [], []
-        for seed in seeds:
-            score, took = fine_tuned_accuracy(config, state, tokenizer, train_split, test_split, seed, recipe)
-            accuracies.append(score)
-            seconds.append(took)
-            log(f"pre-training steps {step:5d}  seed {seed}  test accuracy {score:.3f}  ({took:.0f} s)")
-        results[str(step)] = {"accuracy": accuracies, "seconds": seconds}
-    return {"seeds": list(seeds), "test_size": len(test_split), "recipe": asdict(recipe), "runs": results}
+def recipe_for(peak_lr: float, steps: int, size: int) -> FineTuningRecipe:
+    """RECIPE at `peak_lr` for `steps` optimiser steps on `size` labelled sentences (epochs = steps x batch / size)."""
+    check_number("peak_lr", peak_lr, above=0)
+    check_integer("steps", steps)
+    return replace(RECIPE, peak_lr=peak_lr, epochs=steps * RECIPE.batch_size / check_integer("size", size))
+
+
+def tune_recipe(config, encoder_state: dict[str, torch.Tensor] | None, tokenizer: SentenceTokenizer,
+                train_split: Reviews, tuning_split: Reviews, log=print) -> dict:
+    """One arm's recipe: every (learning rate, steps) of TRIALS, fine-tuned on `train_split` with TUNING_SEEDS,
+    scored on `tuning_split` (never the test split); the best mean wins. Every arm gets the same trials."""
+    trials = []
+    for peak_lr, steps in TRIALS:
+        recipe = recipe_for(peak_lr, steps, len(train_split))
+        scores = [fine_tuned_accuracy(config, encoder_state, tokenizer, train_split, tuning_split, seed, recipe)[0]
+                  for seed in TUNING_SEEDS]
+        trials.append({"peak_lr": peak_lr, "steps": steps, "accuracy": scores})
+        log(f"  trial lr {peak_lr:g}, {steps} steps: tuning accuracy {sum(scores) / len(scores):.3f}")
+    best = max(trials, key=lambda trial: sum(trial["accuracy"]))
+    return {"trials": trials, "chosen": {"peak_lr": best["peak_lr"], "steps": best["steps"]}}
+
+
+def payoff(config, arms: dict[str, dict[str, torch.Tensor]], tokenizer: SentenceTokenizer, pool: Reviews,
+           tuning_split: Reviews, test_split: Reviews, sizes: Sequence[int], seeds: Sequence[int], log=print) -> dict:
+    """Each arm (name -> encoder weights) tuned on TUNING_SIZE labels, then fine-tuned with its own recipe on the
+    first n sentences of `pool` for every n in `sizes` and every seed; accuracy on `test_split`."""
+    result: dict = {"seeds": list(seeds), "test_size": len(test_split), "tuning": {}, "by_training_size": {}}
+    for name, state in arms.items():
+        log(f"tuning the arm {name!r} on {TUNING_SIZE} labels")
+        result["tuning"][name] = tune_recipe(config, state, tokenizer, pool.subset(TUNING_SIZE), tuning_split, log)
+    for size in sizes:
+        runs = {}
+        for name, state in arms.items():
+            chosen = result["tuning"][name]["chosen"]
+            recipe = recipe_for(chosen["peak_lr"], chosen["steps"], size)
+            scores = [fine_tuned_accuracy(config, state, tokenizer, pool.subset(size), test_split, seed, recipe)[0]
+                      for seed in seeds]
+            runs[name] = {"accuracy": scores}
+            log(f"{size:5d} labels, {name}: mean test accuracy {sum(scores) / len(scores):.3f}")
+        result["by_training_size"][str(size)] = {"seeds": list(seeds), "runs": runs}
+    return result
 
 
 def paired_gain(result: dict, step: int) -> tuple[float, float]:
