@@ -223,6 +223,31 @@ def feedforward():
     return FeedForward(tiny_config()).eval()
 
 
+def chat():
+    return [{"role": "system", "content": "One word."}, {"role": "user", "content": "low?"},
+            {"role": "assistant", "content": "lower"}]
+
+
+def answer_mask():
+    return torch.tensor([[False, False, True, True, False], [False, True, True, True, True]])
+
+
+def fresh_gpt():
+    """A GPT of its own (gpt() is shared): add_lora and merging change the model they get."""
+    from anatomy.models.gpt import GPT
+    torch.manual_seed(1)
+    return GPT(gpt().config).eval()
+
+
+def lora_gpt():
+    from anatomy.alignment import add_lora
+    return add_lora(fresh_gpt(), ["self_attn.q_proj"], 2, 4.0)
+
+
+def pair_side():
+    return ids(shape=(2, 5)), torch.ones(2, 5, dtype=torch.long), answer_mask()
+
+
 # 'module.name' (or 'module.Class.method') -> a function returning (args, kwargs) of one valid call, or
 # (the callable, args, kwargs) for a method of an object built there.
 EXAMPLES = {
@@ -448,6 +473,24 @@ EXAMPLES = {
     "anatomy.models.vit.VisionTransformer": lambda: call(vit_config()),
     "anatomy.tokenizers.wordpiece.WordPieceTokenizer": lambda: call({"[PAD]": 0, "[UNK]": 1, "[CLS]": 2, "[SEP]": 3, "[MASK]": 4, "low": 5, "##er": 6}, True),
     "anatomy.checkpoints.checkpoint_files.unreadable": lambda: call("model.safetensors", OSError("truncated"), "download it again"),
+    # 20: instruction tuning
+    "anatomy.alignment.chat_template.check_messages": lambda: call(chat()),
+    "anatomy.alignment.chat_template.chat_segments": lambda: call(chat(), True),
+    "anatomy.alignment.chat_template.render_chat": lambda: call(chat(), False),
+    "anatomy.alignment.chat_template.encode_chat": lambda: call(bpe().encode, chat(), True),
+    "anatomy.alignment.sft_loss.sft_labels": lambda: call(ids(shape=(2, 5)), answer_mask()),
+    "anatomy.alignment.sft_loss.sft_loss": lambda: call(torch.randn(2, 5, 20), ids(shape=(2, 5)).masked_fill(~answer_mask(), -100)),
+    "anatomy.alignment.sft_loss.chat_batch": lambda: call([([3, 4, 5], [False, True, True]), ([6, 7], [False, True])], 0),
+    "anatomy.alignment.lora.LoRALinear": lambda: call(torch.nn.Linear(8, 6), 2, 4.0, 0.1),
+    "anatomy.alignment.lora.add_lora": lambda: call(fresh_gpt(), ["self_attn.q_proj", "feed_forward.linear_1"], 2, 4.0, 0.1),
+    "anatomy.alignment.lora.lora_layers": lambda: call(lora_gpt()),
+    "anatomy.alignment.lora.merge_lora": lambda: call(lora_gpt()),
+    "anatomy.alignment.lora.unmerge_lora": lambda: call(__import__("anatomy.alignment").alignment.merge_lora(lora_gpt())),
+    "anatomy.alignment.dpo.frozen_reference": lambda: call(gpt()),
+    "anatomy.alignment.dpo.answer_logprobs": lambda: call(torch.randn(2, 5, 20), ids(shape=(2, 5)), answer_mask()),
+    "anatomy.alignment.dpo.dpo_loss": lambda: call(*torch.randn(4, 3).unbind(), 0.1),
+    "anatomy.alignment.dpo.check_pairs": lambda: call(["<|user|>a", "<|user|>b"], ["<|user|>a", "<|user|>b"]),
+    "anatomy.alignment.dpo.preference_loss": lambda: call(gpt(), fresh_gpt(), pair_side(), pair_side(), 0.1),
 }
 
 
