@@ -356,3 +356,48 @@ def test_sft_labels_and_loss_name_their_bad_inputs():
         sft_labels(ids, torch.ones(1, 2, dtype=torch.bool))
     with pytest.raises(ValueError, match="labels hold no trained token after the first position"):
         sft_loss(torch.zeros(1, 3, 5), torch.tensor([[2, -100, -100]]))
+
+
+# --- instruction data -----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("task", ["dates", "reverse", "count"])
+def test_held_out_examples_never_occur_in_training(task):
+    from anatomy.alignment import task_examples
+    train = task_examples(task, 3000, "train", seed=0)
+    held_out = task_examples(task, 300, "held_out", seed=1)
+    subject = (lambda prompt, answer: answer) if task == "dates" else (lambda prompt, answer: prompt.split()[-1].rstrip("?"))
+    assert not {subject(p, a) for p, a, _ in train} & {subject(p, a) for p, a, _ in held_out}
+
+
+def test_each_answer_is_right_and_each_wrong_answer_wrong():
+    from datetime import date
+    from anatomy.alignment import task_examples
+    for prompt, right, wrong in task_examples("reverse", 200, seed=2):
+        text = prompt.split()[-1]
+        assert right == text[::-1] and wrong == text != right
+    for prompt, right, wrong in task_examples("count", 200, seed=3):
+        letter, text = prompt.split("'")[1], prompt.split()[-1].rstrip("?")
+        assert right == str(text.count(letter)) and wrong != right
+    korean = 0
+    for prompt, right, wrong in task_examples("dates", 400, "held_out", seed=4):
+        written = prompt.split(": ", 1)[1]
+        day = date.fromisoformat(right)
+        if "년" in written:
+            korean += 1
+            assert written.startswith(f"{day.year}년 {day.month}월 {day.day}일")
+        assert abs((date.fromisoformat(wrong) - day).days) == 1
+    assert 50 < korean < 250  # 2 of the 13 formats are Korean
+
+
+def test_sentiment_examples_and_bad_task_inputs():
+    from anatomy.alignment import sentiment_examples, task_examples
+    assert sentiment_examples(["Great.", "Dull."], [1, 0]) == [
+        ("Sentiment of this review in one word: Great.", "positive", "negative"),
+        ("Sentiment of this review in one word: Dull.", "negative", "positive")]
+    with pytest.raises(ValueError, match=r"labels must hold one 0 \(negative\) or 1 \(positive\) per text \(2\)"):
+        sentiment_examples(["Great.", "Dull."], [1])
+    with pytest.raises(ValueError, match=r"task must be one of \('dates', 'reverse', 'count'\)"):
+        task_examples("sentiment", 3)
+    with pytest.raises(ValueError, match=r"split must be one of \('train', 'held_out'\), got 'test'"):
+        task_examples("dates", 3, "test")
+    with pytest.raises(ValueError, match=r"count must be an integer >= 0, got -1"):
+        task_examples("count", -1)

@@ -490,6 +490,10 @@ EXAMPLES = {
     "anatomy.alignment.dpo.answer_logprobs": lambda: call(torch.randn(2, 5, 20), ids(shape=(2, 5)), answer_mask()),
     "anatomy.alignment.dpo.dpo_loss": lambda: call(*torch.randn(4, 3).unbind(), 0.1),
     "anatomy.alignment.dpo.check_pairs": lambda: call(["<|user|>a", "<|user|>b"], ["<|user|>a", "<|user|>b"]),
+    "anatomy.alignment.instruction_data.task_examples": lambda: call("count", 3, "held_out", 1),
+    "anatomy.alignment.instruction_data.sentiment_examples": lambda: call(["A fine film.", "Dull."], [1, 0]),
+    "anatomy.alignment.instruction_data.check_split": lambda: call("train"),
+    "anatomy.alignment.instruction_data.chat": lambda: call("Reverse the letters: abc", "cba"),
     "anatomy.alignment.dpo.preference_loss": lambda: call(gpt(), fresh_gpt(), pair_side(), pair_side(), 0.1),
 }
 
