@@ -18,13 +18,13 @@ import tempfile
 import pytest
 import torch
 import transformers
-from tokenizers import Tokenizer, decoders, models, pre_tokenizers
 from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
 
 from anatomy.alignment import (CHAT_TEMPLATE, END_OF_TURN, SPECIAL_TOKENS, LoRALinear, add_lora, chat_batch,
                                check_pairs, dpo_loss, encode_chat, frozen_reference, lora_layers, merge_lora,
                                preference_loss, render_chat, sft_labels, sft_loss, unmerge_lora)
 from anatomy.tokenizers.bpe import ByteLevelBPE
+from anatomy.tokenizers.bpe_reference import hf_fast_tokenizer
 from anatomy.weights.gpt2_weights import gpt_from_gpt2
 
 transformers.logging.set_verbosity_error()
@@ -50,13 +50,7 @@ def bpe() -> ByteLevelBPE:
 @pytest.fixture(scope="module")
 def hf_tokenizer(bpe) -> PreTrainedTokenizerFast:
     """Hugging Face's fast tokenizer holding our vocabulary and merges, with CHAT_TEMPLATE as its chat template."""
-    tokenizer = Tokenizer(models.BPE(vocab={bpe.id_to_token(i): i for i in range(bpe.vocab_size)}, merges=bpe.merges))
-    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tokenizer.decoder = decoders.ByteLevel()
-    tokenizer.add_special_tokens([*SPECIAL_TOKENS, PAD])
-    hf = PreTrainedTokenizerFast(tokenizer_object=tokenizer, pad_token=PAD, eos_token=END_OF_TURN)
-    hf.chat_template = CHAT_TEMPLATE
-    return hf
+    return hf_fast_tokenizer(bpe, pad_token=PAD, eos_token=END_OF_TURN, chat_template=CHAT_TEMPLATE)
 
 
 def tiny_gpt2(bpe, seed: int) -> GPT2LMHeadModel:
