@@ -236,7 +236,7 @@ print("outputs with the adapter, trainable parameters and merged weights equal p
 # along as the policy itself, every log-ratio would be 0: the loss would stay at ln 2, with no gradient.
 #
 # As for SFT, `trl` computes its DPO loss inside `DPOTrainer`; we let it tokenize and collate two pairs
-# and compare its loss, its logged mean rewards and every gradient with ours:
+# and compare its loss, its logged mean rewards and the gradient of the token embedding with ours:
 
 # %%
 pairs = task_examples("dates", 1, "held_out", seed=7) + task_examples("reverse", 1, "held_out", seed=7)
