@@ -60,6 +60,7 @@ device = anatomy.setup_notebook(seed=0)
 # %%
 import tempfile
 
+import datasets
 import torch
 from datasets import Dataset
 from peft import LoraConfig, get_peft_model
@@ -72,6 +73,8 @@ from anatomy.alignment import (CHAT_TEMPLATE, END_OF_TURN, SPECIAL_TOKENS, LoRAL
 from anatomy.tokenizers.bpe import ByteLevelBPE
 from anatomy.tokenizers.bpe_reference import hf_fast_tokenizer
 from anatomy.weights.gpt2_weights import gpt_from_gpt2
+
+datasets.disable_progress_bars()  # trl tokenizes with datasets.map, which draws a progress bar on stderr
 
 # %% [markdown]
 # ## 1. Instruction data, generated
