@@ -1,7 +1,7 @@
 """Transformer Anatomy: the Transformer built piece by piece, each piece checked against a reference.
 
 Each module names the notebook that teaches it. The subpackages, in teaching order (README, "The package"):
-corpora, tokenizers, layers, efficient, checkpoints, models, weights, generation, tasks, interpret, display;
+corpora, tokenizers, layers, efficient, checkpoints, models, weights, generation, tasks, interpret, alignment, display;
 checks.py, the argument checks they share, sits here at the top. Later notebooks import earlier pieces by the short
 names below (anatomy.MultiHeadAttention) or from their subpackage (from anatomy.layers import MultiHeadAttention).
 """

@@ -223,6 +223,31 @@ def feedforward():
     return FeedForward(tiny_config()).eval()
 
 
+def chat():
+    return [{"role": "system", "content": "One word."}, {"role": "user", "content": "low?"},
+            {"role": "assistant", "content": "lower"}]
+
+
+def answer_mask():
+    return torch.tensor([[False, False, True, True, False], [False, True, True, True, True]])
+
+
+def fresh_gpt():
+    """A GPT of its own (gpt() is shared): add_lora and merging change the model they get."""
+    from anatomy.models.gpt import GPT
+    torch.manual_seed(1)
+    return GPT(gpt().config).eval()
+
+
+def lora_gpt():
+    from anatomy.alignment import add_lora
+    return add_lora(fresh_gpt(), ["self_attn.q_proj"], 2, 4.0)
+
+
+def pair_side():
+    return ids(shape=(2, 5)), torch.ones(2, 5, dtype=torch.long), answer_mask()
+
+
 # 'module.name' (or 'module.Class.method') -> a function returning (args, kwargs) of one valid call, or
 # (the callable, args, kwargs) for a method of an object built there.
 EXAMPLES = {
@@ -449,6 +474,28 @@ EXAMPLES = {
     "anatomy.models.vit.VisionTransformer": lambda: call(vit_config()),
     "anatomy.tokenizers.wordpiece.WordPieceTokenizer": lambda: call({"[PAD]": 0, "[UNK]": 1, "[CLS]": 2, "[SEP]": 3, "[MASK]": 4, "low": 5, "##er": 6}, True),
     "anatomy.checkpoints.checkpoint_files.unreadable": lambda: call("model.safetensors", OSError("truncated"), "download it again"),
+    # 20: instruction tuning
+    "anatomy.alignment.chat_template.check_messages": lambda: call(chat()),
+    "anatomy.alignment.chat_template.chat_segments": lambda: call(chat(), True),
+    "anatomy.alignment.chat_template.render_chat": lambda: call(chat(), False),
+    "anatomy.alignment.chat_template.encode_chat": lambda: call(bpe().encode, chat(), True),
+    "anatomy.alignment.sft_loss.sft_labels": lambda: call(ids(shape=(2, 5)), answer_mask()),
+    "anatomy.alignment.sft_loss.sft_loss": lambda: call(torch.randn(2, 5, 20), ids(shape=(2, 5)).masked_fill(~answer_mask(), -100)),
+    "anatomy.alignment.sft_loss.chat_batch": lambda: call([([3, 4, 5], [False, True, True]), ([6, 7], [False, True])], 0),
+    "anatomy.alignment.lora.LoRALinear": lambda: call(torch.nn.Linear(8, 6), 2, 4.0, 0.1),
+    "anatomy.alignment.lora.add_lora": lambda: call(fresh_gpt(), ["self_attn.q_proj", "feed_forward.linear_1"], 2, 4.0, 0.1),
+    "anatomy.alignment.lora.lora_layers": lambda: call(lora_gpt()),
+    "anatomy.alignment.lora.merge_lora": lambda: call(lora_gpt()),
+    "anatomy.alignment.lora.unmerge_lora": lambda: call(__import__("anatomy.alignment").alignment.merge_lora(lora_gpt())),
+    "anatomy.alignment.dpo.frozen_reference": lambda: call(gpt()),
+    "anatomy.alignment.dpo.answer_logprobs": lambda: call(torch.randn(2, 5, 20), ids(shape=(2, 5)), answer_mask()),
+    "anatomy.alignment.dpo.dpo_loss": lambda: call(*torch.randn(4, 3).unbind(), 0.1),
+    "anatomy.alignment.dpo.check_pairs": lambda: call(["<|user|>a", "<|user|>b"], ["<|user|>a", "<|user|>b"]),
+    "anatomy.alignment.instruction_data.task_examples": lambda: call("count", 3, "held_out", 1),
+    "anatomy.alignment.instruction_data.sentiment_examples": lambda: call(["A fine film.", "Dull."], [1, 0]),
+    "anatomy.alignment.instruction_data.check_split": lambda: call("train"),
+    "anatomy.alignment.instruction_data.chat": lambda: call("Reverse the letters: abc", "cba"),
+    "anatomy.alignment.dpo.preference_loss": lambda: call(gpt(), fresh_gpt(), pair_side(), pair_side(), 0.1),
 }
 
 
@@ -479,6 +526,8 @@ UNCALLABLE = {
         "anatomy.tokenizers.bpe.apply_merges"]),
     **reason("Hugging Face's trainer set up for tests and notebook 15's equality cell; HF reports its own errors")([
         "anatomy.tokenizers.bpe_reference.train_hf_byte_level_bpe", "anatomy.tokenizers.bpe_reference.train_hf_character_bpe"]),
+    **reason("wraps our tokenizer in Hugging Face's, the reference for tests/test_alignment.py; HF reports its own errors")([
+        "anatomy.tokenizers.bpe_reference.hf_fast_tokenizer"]),
     **reason("a result container (dataclass or exception): its fields are filled by our own code")([
         "anatomy.generation.beam_search.Hypothesis", "anatomy.tasks.dates.TranslationBatch", "anatomy.models.decoder.DecoderOutput",
         "anatomy.tasks.digits.DigitsSplit", "anatomy.tasks.docstring_lm.CharCorpus", "anatomy.models.encoder.EncoderOutput",

@@ -33,7 +33,7 @@ def test_no_module_is_over_about_150_lines(path):
 # The layout (README, "The package"). The teaching order of the subpackages, defined here only: a subpackage
 # imports at import time only from itself, from the ones before it and from checks.py, so no import cycle can form.
 TEACHING_ORDER = ("corpora", "tokenizers", "layers", "efficient", "checkpoints", "models", "weights", "generation",
-                  "tasks", "interpret", "display")
+                  "tasks", "interpret", "alignment", "display")
 TOP_LEVEL = {"__init__.py", "checks.py"}  # the package's front door and the argument checks every subpackage shares
 OUTSIDE_THE_ORDER = {"homework", "data", "static"}  # the homeworks' checks (loaded on request), shipped files
 

@@ -20,7 +20,7 @@ from anatomy.tokenizers.byte_level import (bytes_to_unicode, split_words, to_byt
 from anatomy.tokenizers.gpt2_vocab import ranks_path, fetch_gpt2_ranks, gpt2_ranks, recover_merges, gpt2_tokenizer
 from anatomy.tokenizers.wordpiece import as_id_list, WordPieceTokenizer
 
-LAZY = dict.fromkeys(("train_hf_byte_level_bpe", "train_hf_character_bpe", "hf_merges", "hf_vocab"),
+LAZY = dict.fromkeys(("train_hf_byte_level_bpe", "train_hf_character_bpe", "hf_merges", "hf_vocab", "hf_fast_tokenizer"),
                      "bpe_reference")  # name -> its module
 
 

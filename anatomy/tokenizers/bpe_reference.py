@@ -1,6 +1,7 @@
 """The reference nobody here wrote: Hugging Face `tokenizers`' byte-level BPE, set up as ours is.
 
-Taught in: 15_byte_level_bpe (the equality cell); used by tests/test_bpe.py and benchmarks/bpe.py.
+Taught in: 15_byte_level_bpe (the equality cell), 20_instruction_tuning (hf_fast_tokenizer); used by tests/test_bpe.py
+and benchmarks/bpe.py.
 No shapes: text in, ids out.
 """
 from __future__ import annotations
@@ -50,3 +51,16 @@ def hf_vocab(tokenizer: Tokenizer) -> list[str]:
     """Its vocabulary in id order (special tokens included)."""
     vocab = tokenizer.get_vocab(with_added_tokens=True)
     return sorted(vocab, key=vocab.__getitem__)
+
+
+def hf_fast_tokenizer(bpe, pad_token: str | None = None, eos_token: str | None = None, chat_template: str | None = None):
+    """A transformers PreTrainedTokenizerFast holding our ByteLevelBPE's vocabulary, merges and special tokens
+    (HF's BPE model, GPT-2's ByteLevel split without a prefix space): the reference for 20's chat template."""
+    from transformers import PreTrainedTokenizerFast
+    tokenizer = Tokenizer(models.BPE(vocab={bpe.id_to_token(i): i for i in range(bpe.vocab_size)}, merges=bpe.merges))
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tokenizer.decoder = decoders.ByteLevel()
+    tokenizer.add_special_tokens(list(bpe.special_tokens))
+    fast = PreTrainedTokenizerFast(tokenizer_object=tokenizer, pad_token=pad_token, eos_token=eos_token)
+    fast.chat_template = chat_template
+    return fast

