@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from anatomy.homework.attention_tests import messages, mutation
+from anatomy.homework import messages
+from anatomy.homework.attention_tests import mutation
 from anatomy.homework.attention_tests.mutants import MUTANTS, QUESTIONS, Mutant
 from anatomy.homework.attention_tests.subject import build
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 class Mutant:
     name: str
     question: str  # whose tests must catch it; equivalent ones: "" (every question's tests must pass them)
-    category: str  # a key of messages.CATALOGUE: what the feedback names
+    category: str  # a key of anatomy.homework.messages.CATALOGUE: what the feedback names
     equivalent: bool = False
 
 

@@ -19,7 +19,7 @@ from typing import Callable
 
 import torch
 
-from anatomy.homework.attention_tests.messages import say
+from anatomy.homework.messages import say
 from anatomy.homework.attention_tests.mutants import MUTANTS, Mutant
 from anatomy.homework.attention_tests.review import forbidden
 from anatomy.homework.attention_tests.subject import build
@@ -39,11 +39,11 @@ class Graded:
     survivors: list[str] = field(default_factory=list)  # mutant names, for the instructor's log only
 
 
-def run_one(test: Callable, impl: object, seconds: float) -> str | None:
+def run_one(test: Callable, impl: object, seconds: float, seed: int = 0) -> str | None:
     """None when `test(impl)` passes; else why it failed ("timeout" when it ran past `seconds`)."""
     def expire(*_):
         raise TestTimeout()
-    torch.manual_seed(0)
+    torch.manual_seed(seed)
     previous = signal.signal(signal.SIGALRM, expire)
     signal.setitimer(signal.ITIMER_REAL, seconds)
     try:

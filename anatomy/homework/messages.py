@@ -1,7 +1,7 @@
-"""Every message the homework graders show a student, in English and Korean (one catalogue), and the
+"""Messages the homework graders show a student, in English and Korean (one catalogue), and the
 language a submission gets: Korean for a notebook made from the Korean edition.
 
-Taught with: the homework notebooks 08, 10 and 19. `say(key, language, **fields)` words a message;
+Taught with: the homework notebooks 08, 10 and 19 (so far homework 3's messages; see the catalogue). `say(key, language, **fields)` words a message;
 tests/test_attention_tests_homework.py fails when a key lacks either language.
 """
 from __future__ import annotations
