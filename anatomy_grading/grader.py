@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import json
 import time
 from pathlib import Path
 
+from anatomy.homework import messages
 from anatomy.homework.feedback import Feedback
 from anatomy_grading import plan as plans
 from anatomy_grading import review, static
@@ -26,7 +28,7 @@ from anatomy_grading.connection import ChildFailed
 from anatomy_grading.runner import CELL_TIMEOUT, Result, Runner
 
 __all__ = ["CELL_TIMEOUT", "Result", "Runner", "grade", "hidden_paths", "ungraded"]
-TOTAL = {"08_homework_cross_attention": 300.0, "10_homework_sentiment": 900.0}  # seconds for one whole submission
+TOTAL = {"08_homework_cross_attention": 300.0, "10_homework_sentiment": 900.0, "19_homework_attention_tests": 300.0}  # seconds for one whole submission
 
 
 def hidden_paths(extra: list[Path]) -> list[Path]:
@@ -37,6 +39,16 @@ def hidden_paths(extra: list[Path]) -> list[Path]:
     repo = Path(anatomy.__file__).resolve().parent.parent
     return [Path(anatomy_grading.__file__).parent, Path(anatomy.homework.__file__).parent,
             anatomy.corpora.sentiment_data.data_dir(), repo / "instructor", repo / "build", repo / "tests", *extra]
+
+
+def language_of(notebook: Path) -> str:
+    """"ko" for a submission made from the Korean edition, else "en" (also for one that is no notebook)."""
+    try:
+        if notebook.stat().st_size <= static.MAX_BYTES:
+            return messages.language_of(json.loads(notebook.read_bytes()))
+    except (OSError, ValueError, TypeError, AttributeError, RecursionError):
+        pass
+    return "en"
 
 
 def tests_of(plan: dict) -> list[dict]:
@@ -72,13 +84,14 @@ def grade(notebook: Path, plan_path: Path, slot: int = 0, threads: int = 1, hide
     checks = importlib.import_module(homework.module)
     hidden = hidden_paths([Path(plan_path).parent, Path(notebook).resolve().parent, *hide])
     tests = tests_of(plan)
+    language = {"language": language_of(Path(notebook))} if homework.localized else {}
     for group in homework.groups:  # in each child, every public case before any hidden input reaches it
         group = group if call_timeout is None else dataclasses.replace(group, call_timeout=call_timeout)
         mine = sorted((t for t in tests if t["question"] in group.questions), key=lambda t: t["hidden"])
         runner = Runner(group, cells, result, slot, threads, hidden, cell_timeout or CELL_TIMEOUT, deadline, total)
         try:
             for test in mine:
-                grade_case(test, zero, runner, checks, result)
+                grade_case(test, zero, runner, checks, result, language)
         finally:
             runner.close()
     result.tests = [{k: v for k, v in t.items() if k != "case"} for t in tests]
@@ -88,8 +101,9 @@ def grade(notebook: Path, plan_path: Path, slot: int = 0, threads: int = 1, hide
     return result
 
 
-def grade_case(test: dict, zero: dict[str, str], runner: Runner, checks, result: Result) -> None:
-    """One case: its score and output in `test`; a child that fails costs the rest of its question (`zero`)."""
+def grade_case(test: dict, zero: dict[str, str], runner: Runner, checks, result: Result, extra: dict | None = None) -> None:
+    """One case: its score and output in `test`; a child that fails costs the rest of its question (`zero`).
+    A verdict with a `share` (homework 3's PartialCredit) earns that share of the case's points."""
     question, case = test["question"], test["case"]
     if question in zero:
         test["output"] = zero[question]
@@ -97,7 +111,7 @@ def grade_case(test: dict, zero: dict[str, str], runner: Runner, checks, result:
     try:
         session = runner.ready()
         args = [session.answer(a["answer"]) if isinstance(a, dict) else a for a in case["args"]]
-        verdict = getattr(checks, case["check"]).verdict(*args, **case["kwargs"])
+        verdict = getattr(checks, case["check"]).verdict(*args, **case["kwargs"], **(extra or {}))
     except ChildFailed as failure:
         zero[question] = test["output"] = f"your code {failure} while this check ran, so this question scores 0"
         runner.close()
@@ -108,6 +122,7 @@ def grade_case(test: dict, zero: dict[str, str], runner: Runner, checks, result:
         result.flags.append(f"{test['name']}: the grader failed ({type(error).__name__}: {str(error)[:200]})")
         test["output"] = "the grader could not check this case; your instructor will look at it"
         return
-    test["score"] = test["max_score"] if verdict is None else 0.0
+    share = 1.0 if verdict is None else float(getattr(verdict, "share", 0.0))
+    test["score"] = test["max_score"] * share
     test["output"] = "passed" if verdict is None else str(verdict)
     test["mistake"] = None if verdict is None else getattr(verdict, "name", None)

@@ -32,6 +32,7 @@ class Homework:
     module: str
     groups: tuple[Group, ...]
     rules: dict = field(default_factory=dict)  # question -> {"forbidden": [...], "why": ...}
+    localized: bool = False  # its checks take language= ("en" or "ko", the submission's edition)
 
 
 ATTENTION = {"forbidden": ["scaled_dot_product", "multi_head_attention", "multiheadattention", "attentionhead",
@@ -42,6 +43,11 @@ LAYER = {"forbidden": ["TransformerDecoder", "homework", "anatomy_grading"],
 OWN = {"forbidden": ["homework", "anatomy_grading"], "why": "the answer may not use the grading code"}
 DATA = {"forbidden": ["homework", "anatomy_grading", "load_reviews", "sentiment_data", "fetch_reviews"],
         "why": "the run trains on the batches it is handed, never on other review data"}
+SUITE = {"forbidden": ["homework", "anatomy_grading", "subject", "inspect", "getsource", "perf_counter", "monotonic",
+                       "process_time", "timeit", "closure", "_bug", "call_count", "mock", "subprocess", "tempfile",
+                       "shutil", "pathlib", "getpid", "popen", "write_text"],
+         "why": "a test may look only at what the implementation computes, never at which one runs, and may not "
+                "write files or start processes"}
 HOMEWORKS = {
     "08_homework_cross_attention": Homework("anatomy.homework.cross_attention", (
         Group("attention", ("q1", "q2", "q3")),
@@ -52,6 +58,10 @@ HOMEWORKS = {
         Group("plain", ("q4",), preload=("transformers",), substitutes=("anatomy.homework.sentiment.substitutes",),
               call_timeout=240.0)),
         {"q1": OWN, "q2": OWN, "q3": OWN, "q4": DATA}),
+    "19_homework_attention_tests": Homework("anatomy.homework.attention_tests", (
+        Group("plain", ("q1", "q2", "q3", "q4", "q5"), substitutes=("anatomy.homework.attention_tests.subject",),
+              call_timeout=5.0),),
+        {q: SUITE for q in ("q1", "q2", "q3", "q4", "q5")}, localized=True),
 }
 
 

@@ -19,7 +19,8 @@ from torch import nn
 TO_CHILD = ("anatomy.models.encoder.TransformerEncoder", "anatomy.models.transformer.Transformer",
             "anatomy.homework.cross_attention.substitutes.KnownGoodCrossAttention")
 TO_PARENT = ("torch.nn.modules.linear.Linear",)
-SUBSTITUTES = ("anatomy.homework.cross_attention.substitutes", "anatomy.homework.sentiment.substitutes")
+SUBSTITUTES = ("anatomy.homework.cross_attention.substitutes", "anatomy.homework.sentiment.substitutes",
+               "anatomy.homework.attention_tests.subject")
 
 
 def class_name(value: Any) -> str:

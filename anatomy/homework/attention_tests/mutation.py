@@ -1,0 +1,130 @@
+"""Grading a student's tests by the bugs they catch (homework 3, notebook 19_homework_attention_tests).
+
+Each question's tests (functions `test_...(impl)`) run against the correct implementation and
+against each of the question's hidden mutants and every equivalent mutant (mutants.py). A mutant is
+caught when one test fails (raises) on it. The question's share: caught / its mutants, minus a quarter
+for each equivalent mutant a test fails; 0 when a test fails on the correct implementation, runs past
+its time limit, the question has no tests or too many, or its source does something review.py
+forbids (then it is flagged too). Every test run starts from torch seed 0, so it draws the same
+inputs and weights whichever implementation it gets. The feedback names categories, never mutants.
+"""
+from __future__ import annotations
+
+import math
+import random
+import signal
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+import torch
+
+from anatomy.homework.messages import say
+from anatomy.homework.attention_tests.mutants import MUTANTS, Mutant
+from anatomy.homework.attention_tests.review import forbidden
+from anatomy.homework.attention_tests.subject import build
+
+TEST_SECONDS, QUESTION_SECONDS, MAX_TESTS, EQUIVALENT_COST = 2.0, 40.0, 25, 0.25
+
+
+class TestTimeout(BaseException):  # not an Exception: a test's `except Exception` cannot swallow it
+    pass
+
+
+@dataclass
+class Graded:
+    share: float = 0.0  # of the question's points, 0..1
+    lines: list[str] = field(default_factory=list)
+    flags: list[str] = field(default_factory=list)
+    survivors: list[str] = field(default_factory=list)  # mutant names, for the instructor's log only
+
+
+def run_one(test: Callable, impl: object, seconds: float, seed: int = 0) -> str | None:
+    """None when `test(impl)` passes; else why it failed ("timeout" when it ran past `seconds`)."""
+    def expire(*_):
+        raise TestTimeout()
+    torch.manual_seed(seed)
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        test(impl)
+        return None
+    except TestTimeout:
+        return "timeout"
+    except Exception as error:  # an assertion or a crash: the test failed on this implementation
+        return f"{type(error).__name__}: {str(error)[:200]}"
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def in_process(tests: dict[str, Callable], test_seconds: float = TEST_SECONDS) -> Callable[[str, str | None, float], str | None]:
+    """A `run(test name, bug, seconds)` for grade_question that runs the tests here (the notebook's
+    formative check; the trusted grader runs them in its child instead)."""
+    return lambda name, bug, seconds: run_one(tests[name], build(bug), min(seconds, test_seconds))
+
+
+def grade_question(question: str, names: list[str], run: Callable[[str, str | None, float], str | None],
+                   language: str = "en", source: str = "", test_seconds: float = TEST_SECONDS,
+                   question_seconds: float = QUESTION_SECONDS, mutants: tuple[Mutant, ...] = MUTANTS,
+                   rng: random.Random | None = None) -> Graded:
+    """One question: its tests' `names`, `run(name, bug or None, seconds)` -> None (passed) or why it
+    failed ("timeout"), `source` the cells that define them (reviewed first). The correct
+    implementation runs first, last and once in between at random, so that no test can tell it by
+    the order (a test that counts its calls fails on one of them)."""
+    graded = Graded()
+    if banned := forbidden(source):
+        what, why = banned[0]
+        if why == "import_error":
+            graded.lines.append(say("import_error", language, error=what))
+            return graded
+        graded.lines.append(say("forbidden", language, what=what, why=say(why, language)))
+        graded.flags.append(f"{question}: {what} ({why})")
+        return graded
+    if not names:
+        graded.lines.append(say("no_tests", language))
+        return graded
+    if len(names) > MAX_TESTS:
+        graded.lines.append(say("too_many", language, count=len(names), limit=MAX_TESTS))
+        return graded
+    rng = rng or random.Random()
+    own = [m for m in mutants if m.question == question]
+    trials: list[Mutant | None] = own + [m for m in mutants if m.equivalent]
+    rng.shuffle(trials)  # no order to learn from
+    trials.insert(rng.randrange(len(trials) + 1), None)
+    trials = [None] + trials + [None]  # None: the correct implementation
+    deadline = time.monotonic() + question_seconds
+    caught, failed_equivalent = set(), []
+    for mutant in trials:
+        for name in names:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                graded.lines = [say("question_budget", language, seconds=question_seconds)]
+                return graded
+            why = run(name, mutant and mutant.name, min(test_seconds, left))
+            if why == "timeout":
+                graded.lines = [say("timeout", language, test=name, seconds=test_seconds)]
+                return graded
+            if why is not None and mutant is None:
+                graded.lines = [say("correct_fails", language, test=name, why=why)]
+                return graded
+            if why is not None:
+                if mutant.equivalent:
+                    failed_equivalent.append(name)
+                else:
+                    caught.add(mutant.name)
+                break
+    graded.survivors = [m.name for m in own if m.name not in caught]
+    graded.share = max(0.0, len(caught) / len(own) - EQUIVALENT_COST * len(failed_equivalent)) if own else 0.0
+    graded.lines.append(say("score", language, caught=len(caught), total=len(own)))
+    if graded.survivors:
+        categories = sorted({say(m.category, language) for m in own if m.name in graded.survivors})
+        graded.lines.append(say("survivors", language, categories="; ".join(categories)))
+    if failed_equivalent:
+        graded.lines.append(say("equivalent_failed", language, count=len(failed_equivalent),
+                                tests=", ".join(sorted(set(failed_equivalent)))))
+    return graded
+
+
+def points(share: float, question_points: float) -> float:
+    return math.floor(share * question_points * 100 + 1e-9) / 100

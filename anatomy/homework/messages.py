@@ -1,0 +1,66 @@
+"""Messages the homework graders show a student, in English and Korean (one catalogue), and the
+language a submission gets: Korean for a notebook made from the Korean edition.
+
+Taught with: the homework notebooks 08, 10 and 19 (so far homework 3's messages; see the catalogue). `say(key, language, **fields)` words a message;
+tests/test_attention_tests_homework.py fails when a key lacks either language.
+"""
+from __future__ import annotations
+
+CATALOGUE: dict[str, dict[str, str]] = {
+    "cat_scaling": {"en": "a scaling error (the scores' 1/√d)", "ko": "스케일링 오류 (점수의 1/√d)"},
+    "cat_masking": {"en": "a masking error", "ko": "마스킹 오류"},
+    "cat_padded_rows": {"en": "a masking error in padded rows", "ko": "패딩된 행의 마스킹 오류"},
+    "cat_softmax_axis": {"en": "a softmax over the wrong axis", "ko": "잘못된 축에 대한 소프트맥스"},
+    "cat_values": {"en": "an error in what the weights average (the values)", "ko": "가중치가 평균하는 값(value)의 오류"},
+    "cat_causal": {"en": "a causal-mask error", "ko": "인과 마스크 오류"},
+    "cat_position_offset": {"en": "a position offset error (queries that are the last of the keys)",
+                            "ko": "위치 오프셋 오류 (키의 마지막 위치에 있는 쿼리)"},
+    "cat_heads": {"en": "an error splitting or merging the heads", "ko": "헤드를 나누거나 합치는 오류"},
+    "cat_projection": {"en": "a projection error (which weights make Q, K, V or the output)",
+                       "ko": "투영 오류 (Q, K, V나 출력을 만드는 가중치)"},
+    "cat_cross_source": {"en": "cross-attention reading the wrong source", "ko": "잘못된 소스를 읽는 교차 어텐션"},
+    "cat_cache": {"en": "a KV-cache error", "ko": "KV 캐시 오류"},
+    "cat_equivalent": {"en": "a change that keeps the behaviour", "ko": "동작이 같은 변경"},
+    "score": {"en": "your tests caught {caught} of {total} planted bugs", "ko": "테스트가 심어 둔 버그 {total}개 중 {caught}개를 잡았습니다"},
+    "survivors": {"en": "not caught: {categories}", "ko": "잡지 못한 버그: {categories}"},
+    "equivalent_failed": {"en": "{count} of your tests' failures were on a correct variant (the same behaviour, written "
+                                "differently): {tests}; each such variant costs a quarter of this question",
+                          "ko": "테스트 {tests}가 올바른 변형(동작은 같고 쓰는 방식만 다름)에서 {count}번 실패했습니다. "
+                                "변형 하나마다 이 문항 점수의 4분의 1을 잃습니다"},
+    "correct_fails": {"en": "your test {test} fails on the correct implementation ({why}), so this question scores 0: "
+                            "a test that fails everything catches every bug and proves nothing",
+                      "ko": "테스트 {test}가 올바른 구현에서 실패하므로 ({why}) 이 문항은 0점입니다. 모든 것을 실패시키는 "
+                            "테스트는 모든 버그를 잡지만 아무것도 증명하지 못합니다"},
+    "no_tests": {"en": "no test functions (def test_...(impl)) for this question, so it scores 0",
+                 "ko": "이 문항에 테스트 함수(def test_...(impl))가 없으므로 0점입니다"},
+    "too_many": {"en": "{count} tests for this question, more than the {limit} allowed, so it scores 0",
+                 "ko": "이 문항의 테스트가 {count}개로 허용된 {limit}개보다 많으므로 0점입니다"},
+    "timeout": {"en": "your test {test} ran past its limit of {seconds:g} s, so this question scores 0",
+                "ko": "테스트 {test}가 제한 시간 {seconds:g}초를 넘겼으므로 이 문항은 0점입니다"},
+    "question_budget": {"en": "this question's tests ran past {seconds:g} s in all, so it scores 0",
+                        "ko": "이 문항의 테스트가 모두 합쳐 {seconds:g}초를 넘겼으므로 0점입니다"},
+    "forbidden": {"en": "your tests use {what} ({why}), so this question scores 0 and is flagged for your instructor",
+                  "ko": "테스트가 {what}을(를) 사용하므로 ({why}) 이 문항은 0점이며 강사에게 검토가 요청됩니다"},
+    "why_detect": {"en": "a test may look only at what the implementation computes, never at which one runs",
+                   "ko": "테스트는 구현이 계산한 결과만 볼 수 있으며, 어떤 구현이 실행되는지 알아내려 하면 안 됩니다"},
+    "why_side_effects": {"en": "tests may not write files or start processes", "ko": "테스트는 파일을 쓰거나 프로세스를 시작할 수 없습니다"},
+    "import_error": {"en": "your test cell raised {error} when it ran, so this question scores 0",
+                     "ko": "테스트 셀이 실행될 때 {error}를 일으켰으므로 이 문항은 0점입니다"},
+}
+LANGUAGES = ("en", "ko")
+
+
+def say(key: str, language: str = "en", **fields: object) -> str:
+    """The message `key` in `language` ("en" or "ko"), its {fields} filled in."""
+    if language not in LANGUAGES:
+        raise ValueError(f"language must be one of {LANGUAGES}, got {language!r}")
+    if key not in CATALOGUE:
+        raise KeyError(f"no message {key!r} in the catalogue")
+    return CATALOGUE[key][language].format(**fields)
+
+
+def language_of(notebook: dict) -> str:
+    """"ko" for a notebook built from the Korean edition (its markdown is Korean), else "en"."""
+    text = "".join("".join(c.get("source", "")) for c in notebook.get("cells", []) if c.get("cell_type") == "markdown")
+    hangul = sum("\uac00" <= ch <= "\ud7a3" for ch in text)
+    return "ko" if hangul > 0.1 * max(1, sum(ch.isalpha() for ch in text)) else "en"

@@ -1,0 +1,196 @@
+"""Homework 3 (notebook 19): students' tests graded by the planted bugs they catch
+(anatomy.homework.attention_tests). The instructor's reference suite must catch every real mutant
+and fail no equivalent one; thin, failing, hanging, empty and prying suites score as the issue says."""
+from __future__ import annotations
+
+import importlib.util
+import random
+import re
+from pathlib import Path
+
+import pytest
+import torch
+
+from anatomy.homework import messages
+from anatomy.homework.attention_tests import mutation
+from anatomy.homework.attention_tests.mutants import MUTANTS, QUESTIONS, Mutant
+from anatomy.homework.attention_tests.subject import build
+
+ROOT = Path(__file__).resolve().parent.parent
+REFERENCE = ROOT / "instructor" / "attention_tests_reference.py"
+
+
+def load(path: Path):
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def grade(suite: dict, source: str, language: str = "en", **options) -> dict[str, mutation.Graded]:
+    results = {}
+    for question in QUESTIONS:
+        tests = {t.__name__: t for t in suite.get(question, [])}
+        results[question] = mutation.grade_question(question, list(tests), mutation.in_process(tests), language,
+                                                    source, rng=random.Random(0), **options)
+    return results
+
+
+def write(tmp_path: Path, source: str):
+    path = tmp_path / "student_suite.py"
+    path.write_text(source)
+    return load(path), source
+
+
+def test_catalogue_of_mutants():
+    real = [m for m in MUTANTS if not m.equivalent]
+    assert len(real) >= 20 and sum(m.equivalent for m in MUTANTS) >= 2
+    assert len({m.name for m in MUTANTS}) == len(MUTANTS)
+    assert {m.question for m in real} == set(QUESTIONS)
+    assert all(m.category in messages.CATALOGUE for m in MUTANTS)
+
+
+def test_reference_suite_catches_every_real_mutant_and_no_equivalent_one():
+    results = grade(load(REFERENCE).SUITE, REFERENCE.read_text())
+    for question, graded in results.items():
+        assert graded.share == 1.0, (question, graded.lines)
+        assert graded.survivors == [] and graded.flags == []
+        assert not any("correct variant" in line for line in graded.lines), graded.lines
+
+
+@pytest.mark.parametrize("name", [m.name for m in MUTANTS if m.equivalent])
+def test_equivalent_mutants_compute_what_the_correct_one_does(name):
+    right, other = build(None), build(name)
+    torch.manual_seed(1)
+    q, k, v = torch.randn(2, 4, 3, 8), torch.randn(2, 4, 5, 8), torch.randn(2, 4, 5, 8)
+    mask = torch.rand(3, 5) > 0.4
+    mask[0] = False  # a fully masked row
+    for a, b in zip(right.attention(q, k, v, mask), other.attention(q, k, v, mask)):
+        torch.testing.assert_close(a, b)
+    assert torch.equal(right.causal_mask(3, 6), other.causal_mask(3, 6))
+    torch.manual_seed(2)
+    first = right.MultiHeadAttention(16, 4)
+    torch.manual_seed(2)
+    second = other.MultiHeadAttention(16, 4)
+    x = torch.randn(2, 5, 16)
+    torch.testing.assert_close(first(x, mask=right.causal_mask(5))[0], second(x, mask=other.causal_mask(5))[0])
+
+
+SHAPES_ONLY = '''
+import torch
+
+
+def test_attention_shapes(impl):
+    out, weights = impl.attention(torch.randn(2, 3, 8), torch.randn(2, 5, 8), torch.randn(2, 5, 6))
+    assert out.shape == (2, 3, 6) and weights.shape == (2, 3, 5)
+
+
+def test_causal_shape(impl):
+    assert impl.causal_mask(4).shape == (4, 4)
+
+
+def test_mha_shapes(impl):
+    out, weights = impl.MultiHeadAttention(16, 4)(torch.randn(2, 3, 16))
+    assert out.shape == (2, 3, 16) and weights.shape == (2, 4, 3, 3)
+
+
+def test_decoder_shape(impl):
+    assert impl.DecoderLayer(16, 4, 32)(torch.randn(2, 3, 16), torch.randn(2, 5, 16)).shape == (2, 3, 16)
+
+
+def test_cache_shape(impl):
+    assert impl.MultiHeadAttention(16, 4)(torch.randn(2, 3, 16), cache=impl.KVCache())[0].shape == (2, 3, 16)
+
+SUITE = {"q1": [test_attention_shapes], "q2": [test_causal_shape], "q3": [test_mha_shapes],
+         "q4": [test_decoder_shape], "q5": [test_cache_shape]}
+'''
+
+
+@pytest.mark.parametrize("language, words", [("en", "a scaling error"), ("ko", "스케일링 오류")])
+def test_shape_only_suite_scores_low_and_says_what_it_misses(tmp_path, language, words):
+    module, source = write(tmp_path, SHAPES_ONLY)
+    results = grade(module.SUITE, source, language)
+    assert sum(g.share for g in results.values()) / len(results) < 0.1
+    assert all(g.survivors for g in results.values())
+    assert words in " ".join(results["q1"].lines)
+    assert not any(m.name in line for g in results.values() for line in g.lines for m in MUTANTS)  # categories only
+
+
+def test_always_failing_suite_scores_zero_and_says_why(tmp_path):
+    module, source = write(tmp_path, "def test_no(impl):\n    assert False, 'always'\n\nSUITE = {q: [test_no] for q in "
+                                     "('q1', 'q2', 'q3', 'q4', 'q5')}\n")
+    for graded in grade(module.SUITE, source).values():
+        assert graded.share == 0.0 and "fails on the correct implementation" in graded.lines[0]
+
+
+def test_a_test_that_counts_its_calls_fails_on_a_later_correct_run(tmp_path):
+    module, source = write(tmp_path, "import torch\nSEEN = []\n\ndef test_first_call_only(impl):\n    SEEN.append(1)\n"
+                                     "    assert len(SEEN) == 1\n\nSUITE = {'q1': [test_first_call_only]}\n")
+    graded = grade(module.SUITE, source)["q1"]
+    assert graded.share == 0.0 and "fails on the correct implementation" in graded.lines[0]
+
+
+def test_a_hanging_test_costs_its_own_question_only(tmp_path):
+    reference = load(REFERENCE).SUITE
+    module, source = write(tmp_path, "def test_hangs(impl):\n    while True:\n        pass\n")
+    suite = dict(reference, q1=[module.test_hangs])
+    results = grade(suite, source, test_seconds=0.2)
+    assert results["q1"].share == 0.0 and "ran past its limit of 0.2 s" in results["q1"].lines[0]
+    assert all(results[q].share == 1.0 for q in ("q2", "q3", "q4", "q5"))
+
+
+def test_no_tests_and_too_many_tests_score_zero_with_a_message():
+    assert grade({}, "")["q1"].lines == [messages.say("no_tests")]
+    tests = {f"test_{i}": (lambda impl: None) for i in range(mutation.MAX_TESTS + 1)}
+    graded = mutation.grade_question("q1", list(tests), mutation.in_process(tests))
+    assert graded.share == 0.0 and f"more than the {mutation.MAX_TESTS} allowed" in graded.lines[0]
+
+
+@pytest.mark.parametrize("source, what", [
+    ("import inspect\n", "import inspect"),
+    ("def test_x(impl):\n    assert impl.attention.__closure__\n", "private attribute"),
+    ("import time\n", "import time"),
+    ("def test_x(impl):\n    global CALLS\n", "global CALLS"),
+    ("def test_x(impl):\n    open('out.txt', 'w').write('x')\n", "`open`"),
+    ("import subprocess\n", "import subprocess"),
+    ("def test_x(impl):\n    torch.save(impl, 'x.pt')\n", "`.save`"),
+])
+def test_prying_or_side_effects_score_zero_and_are_flagged(source, what):
+    graded = mutation.grade_question("q1", ["test_x"], lambda *_: None, source=source)
+    assert graded.share == 0.0 and what in graded.lines[0] and graded.flags
+
+
+def test_a_syntax_error_scores_zero_with_a_message():
+    graded = mutation.grade_question("q1", ["test_x"], lambda *_: None, source="def test_x(impl:\n")
+    assert graded.share == 0.0 and "syntax error" in graded.lines[0] and not graded.flags
+
+
+def test_failing_an_equivalent_mutant_costs_a_quarter():
+    reference = load(REFERENCE).SUITE
+    tests = {t.__name__: t for t in reference["q1"]}
+    pretend = tuple(Mutant(m.name, "", "cat_equivalent", True) if m.name == "no_scale" else m for m in MUTANTS)
+    graded = mutation.grade_question("q1", list(tests), mutation.in_process(tests), mutants=pretend)
+    assert graded.share == pytest.approx(0.75)  # the quarter the feedback states
+    assert "correct variant" in graded.lines[-1]
+
+
+def test_every_message_exists_in_both_languages_with_the_same_fields():
+    for key, texts in messages.CATALOGUE.items():
+        assert set(texts) == set(messages.LANGUAGES), key
+        assert all(texts[lang].strip() for lang in messages.LANGUAGES), key
+        fields = {lang: sorted(re.findall(r"\{(\w+)", texts[lang])) for lang in messages.LANGUAGES}
+        assert fields["en"] == fields["ko"], key
+        assert re.search("[\uac00-\ud7a3]", texts["ko"]), key
+
+
+def test_say_refuses_an_unknown_language_or_key():
+    with pytest.raises(ValueError, match="language must be one of"):
+        messages.say("no_tests", "fr")
+    with pytest.raises(KeyError, match="no message"):
+        messages.say("nothing_like_this")
+
+
+def test_language_of_a_korean_notebook():
+    korean = {"cells": [{"cell_type": "markdown", "source": "# 숙제 3: 어텐션 테스트 작성"}]}
+    english = {"cells": [{"cell_type": "markdown", "source": "# Homework 3: writing attention tests"}]}
+    assert messages.language_of(korean) == "ko" and messages.language_of(english) == "en"

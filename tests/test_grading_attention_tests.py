@@ -1,0 +1,105 @@
+"""Homework 3 played through the trusted grader (anatomy_grading.grader.grade: static review, a
+sandboxed child running the notebook, the mutants built in the child): the reference suite earns
+full marks, an untouched notebook 0, a shape-only suite little (saying what it misses), an always
+failing suite 0; a hanging test, a cell that fails to import, a prying test each cost their own
+question only; a notebook from the Korean edition gets Korean feedback."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from anatomy_grading import grader
+
+ROOT = Path(__file__).resolve().parent.parent
+QUESTIONS = ("q1", "q2", "q3", "q4", "q5")
+IMPORTS = "import torch\nimport torch.nn.functional as F\nfrom torch import nn\nfrom anatomy.homework import attention_tests as hw\n"
+REFERENCE_LISTS = {
+    "q1": "[test_attention_matches_pytorch, test_attention_mask_matches_pytorch, test_fully_masked_row_is_zero]",
+    "q2": "[test_causal_mask_square, test_causal_mask_queries_are_last]", "q3": "[test_mha_matches_pytorch]",
+    "q4": "[test_decoder_is_causal, test_decoder_ignores_padded_memory, test_decoder_reads_every_source_token]",
+    "q5": "[test_cache_matches_full]"}
+EMPTY = dict.fromkeys(QUESTIONS, "[]")
+
+
+def reference_code() -> str:
+    text = (ROOT / "instructor" / "attention_tests_reference.py").read_text()
+    return text.split('"""', 2)[2].split("\n\nSUITE = ")[0]
+
+
+def graded(tmp_path: Path, code: str, lists: dict[str, str], heading: str = "# Homework 3: attention tests") -> grader.Result:
+    plan = {"assignment": "19_homework_attention_tests", "template": [IMPORTS],
+            "questions": {q: {"points": 3.0, "cases": [{"check": "check_tests", "args": [{"answer": f"{q}_tests"}],
+                                                         "kwargs": {"question": q, "seed": 0}, "hidden": False}]}
+                          for q in QUESTIONS}}
+    (tmp_path / "grading_plan.json").write_text(json.dumps(plan))
+    cells = [nbformat.v4.new_markdown_cell(heading), nbformat.v4.new_code_cell(IMPORTS), nbformat.v4.new_code_cell(code)]
+    cells += [nbformat.v4.new_code_cell(f"{q}_tests = {lists[q]}") for q in QUESTIONS]
+    path = tmp_path / "student" / "19_homework_attention_tests.ipynb"
+    path.parent.mkdir()
+    nbformat.write(nbformat.v4.new_notebook(cells=cells), path)
+    return grader.grade(path, tmp_path / "grading_plan.json", total=120.0)
+
+
+def scores(result: grader.Result) -> dict[str, float]:
+    return {t["question"]: t["score"] for t in result.tests}
+
+
+def outputs(result: grader.Result) -> dict[str, str]:
+    return {t["question"]: t["output"] for t in result.tests}
+
+
+def test_reference_suite_full_marks(tmp_path):
+    result = graded(tmp_path, reference_code(), REFERENCE_LISTS)
+    assert scores(result) == dict.fromkeys(QUESTIONS, 3.0), outputs(result)
+    assert result.flags == []
+
+
+def test_untouched_notebook_scores_zero(tmp_path):
+    result = graded(tmp_path, "", EMPTY)
+    assert scores(result) == dict.fromkeys(QUESTIONS, 0.0)
+    assert all("no test functions" in line for line in outputs(result).values())
+
+
+SHAPES = '''
+def test_attention_shapes(impl):
+    out, weights = impl.attention(torch.randn(2, 3, 8), torch.randn(2, 5, 8), torch.randn(2, 5, 6))
+    assert out.shape == (2, 3, 6) and weights.shape == (2, 3, 5)
+
+
+def test_causal_shape(impl):
+    assert impl.causal_mask(4).shape == (4, 4)
+'''
+
+
+def test_shape_only_suite_scores_low_and_says_what_it_misses(tmp_path):
+    result = graded(tmp_path, SHAPES, EMPTY | {"q1": "[test_attention_shapes]", "q2": "[test_causal_shape]"})
+    assert 0 < sum(scores(result).values()) < 1.0
+    assert "not caught: " in outputs(result)["q1"] and "a scaling error" in outputs(result)["q1"]
+
+
+def test_always_failing_suite_scores_zero(tmp_path):
+    result = graded(tmp_path, "def test_no(impl):\n    assert False\n", dict.fromkeys(QUESTIONS, "[test_no]"))
+    assert scores(result) == dict.fromkeys(QUESTIONS, 0.0)
+    assert all("fails on the correct implementation" in line for line in outputs(result).values())
+
+
+def test_a_hanging_test_costs_its_own_question_only(tmp_path):
+    code = reference_code() + "\n\ndef test_hangs(impl):\n    while True:\n        pass\n"
+    result = graded(tmp_path, code, REFERENCE_LISTS | {"q1": "[test_hangs]"})
+    assert scores(result) == {"q1": 0.0, "q2": 3.0, "q3": 3.0, "q4": 3.0, "q5": 3.0}, outputs(result)
+    assert "scores 0" in outputs(result)["q1"]
+
+
+def test_prying_test_scores_zero_for_its_question_only(tmp_path):
+    code = reference_code() + "\n\nimport inspect\n\ndef test_pry(impl):\n    assert 'bug' in inspect.getsource(impl.attention)\n"
+    result = graded(tmp_path, code, REFERENCE_LISTS | {"q2": "[test_pry]"})
+    assert scores(result)["q2"] == 0.0 and scores(result)["q1"] == 3.0, outputs(result)
+    assert "inspect" in outputs(result)["q2"]
+
+
+def test_korean_submission_gets_korean_feedback(tmp_path):
+    result = graded(tmp_path, SHAPES, EMPTY | {"q1": "[test_attention_shapes]"}, "# 숙제 3: 어텐션 테스트 작성하기\n\n각 문항의 테스트를 작성하세요.")
+    assert "잡지 못한 버그" in outputs(result)["q1"] and "스케일링 오류" in outputs(result)["q1"]
