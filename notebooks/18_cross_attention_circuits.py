@@ -33,9 +33,6 @@
 # 4. Check our hooks against an interpretability library nobody here wrote (nnsight) and against forward
 #    hooks on `torch.nn.Transformer`.
 # 5. Say what homework 1's heat-map could and could not tell.
-#
-# 4. Read a model's intermediate guesses with the logit lens (nostalgebraist 2020).
-# 5. Find which input position carries the answer with activation patching (Meng et al. 2022; Heimersheim & Nanda 2024).
 
 # %%
 # NBVAL_IGNORE_OUTPUT
