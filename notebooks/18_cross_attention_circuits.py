@@ -109,8 +109,8 @@ plt.tight_layout()
 plt.show()
 
 # %% [markdown]
-# Read this as a lecturer would: every head, in both layers, looks mostly at the field being written. The
-# heat-map does not single out one "month head" or one "day head": by where they look, the heads are
+# Read this as a lecturer would: every head of layer 1, and most of layer 0, looks mostly at the field
+# being written (layer 0's head 3 least). The heat-map does not single out one "month head" or one "day head": by where they look, the heads are
 # alike. Whether the model *needs* a head is a different question, and only an intervention answers it.
 #
 # ## 2. Ablation per head and per field
@@ -247,7 +247,8 @@ print(f"path patching through head 1.1's keys and values: ours {ours:.4f}, nnsig
 # Question 6 of homework 1 showed the last decoder layer's cross-attention, heads averaged, for "Sunday,
 # July 20, 1969", and asked which source characters each field attends to. What the heat-map could tell:
 # where the weight goes; that the year digits look at the year, the month digits at "July", the day digits
-# at "20"; that "Sunday" receives almost nothing. Section 1 confirms this for every head and every format.
+# at "20"; that "Sunday" receives almost nothing. Section 1 confirms this for every head of layer 1, over
+# all ten formats.
 #
 # What it could not tell:
 # - **Which head matters.** Averaged over heads, the map hides that the heads look alike; even per head,
@@ -262,7 +263,7 @@ print(f"path patching through head 1.1's keys and values: ours {ours:.4f}, nnsig
 #
 # ## Takeaways
 # - Each output field's source span is known exactly, so a cross-attention head can be scored against it:
-#   every head of this translator looks mostly at the field being written.
+#   every head of this translator's last layer looks mostly at the field being written.
 # - No set of at most three heads removes one field while sparing the others: the fields are spread over
 #   layer 1's four heads, each alone dispensable; all four together take every field away.
 # - Patching locates the month: on the month's letters in the encoder, in layer 1 of the decoder, and through
@@ -291,7 +292,7 @@ print(f"path patching through head 1.1's keys and values: ours {ours:.4f}, nnsig
 # | redundancy | 중복성 |
 #
 # ## 핵심 요약
-# - 출력 필드마다 원문 구간을 정확히 알기 때문에 교차 어텐션 헤드를 그 구간에 대어 잴 수 있다. 모든 헤드가 쓰고 있는 필드를 주로 본다.
+# - 출력 필드마다 원문 구간을 정확히 알기 때문에 교차 어텐션 헤드를 그 구간에 대어 잴 수 있다. 1번 층의 모든 헤드가 쓰고 있는 필드를 주로 본다.
 # - 헤드 세 개 이하를 제거해 한 필드만 없애는 조합은 없다. 필드는 1번 층의 네 헤드에 나뉘어 있고, 네 헤드를 모두 없애야 모든 필드가 사라진다.
 # - 패칭은 월이 인코더의 월 글자, 디코더 1번 층, 그리고 헤드 1.1의 키가 아닌 값을 거쳐 간다는 것을 보여 준다.
 # - 독립 라이브러리 nnsight와 `torch.nn.Transformer`의 어텐션이 같은 수를 낸다. 히트맵은 헤드가 어디를 보는지 보여 줄 뿐이다.
