@@ -199,6 +199,7 @@ bench: install
 	$(PY) benchmarks/speculative.py
 	$(PY) benchmarks/grading_time.py
 	$(PY) benchmarks/bpe.py
+	$(PY) benchmarks/cross_attention.py
 	$(PY) benchmarks/pretraining.py
 	$(PY) benchmarks/interpretability.py
 

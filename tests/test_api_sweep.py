@@ -132,6 +132,24 @@ def transformer():
 
 
 @functools.cache
+def translator():
+    from anatomy.models.transformer import Transformer
+    from anatomy.tasks.dates_translator import DATES_MODEL_DIR
+    return Transformer.from_pretrained(DATES_MODEL_DIR)
+
+
+def dates_examples():
+    from anatomy.interpret.cross_attention import held_out_examples
+    return held_out_examples(1, seed=0)
+
+
+def month_pair():
+    from anatomy.interpret.path_patching import date_pair, field_metric
+    return (*date_pair("Mar 3 2021", "May 3 2021", "2021-03-03", char_vocabulary()),
+            field_metric("month", "2021-03-03", "2021-05-03", char_vocabulary()))
+
+
+@functools.cache
 def char_vocabulary():
     from anatomy.tasks.dates import CharVocabulary
     return CharVocabulary()
@@ -322,6 +340,20 @@ EXAMPLES = {
     "anatomy.interpret.patching.restored_fraction": lambda: call(gpt(), ["blocks.0.resid_post"], (ids(shape=(1, 5)),),
                                                        (ids(shape=(1, 5)).flip(1),), logit_difference_metric()),
     "anatomy.interpret.patching.logit_difference": lambda: call(-1, 3, 4, 0),
+    "anatomy.interpret.cross_attention.source_spans": lambda: call("Mar 3 2021", "Mar 3 2021"),
+    "anatomy.interpret.cross_attention.held_out_examples": lambda: call(1, 0),
+    "anatomy.interpret.cross_attention.check_run": lambda: call(translator(), dates_examples(), char_vocabulary()),
+    "anatomy.interpret.cross_attention.all_heads": lambda: call(translator()),
+    "anatomy.interpret.cross_attention.attention_to_fields": lambda: call(translator(), dates_examples(), char_vocabulary()),
+    "anatomy.interpret.cross_attention.ablate": lambda: call([(1, 1)], None),
+    "anatomy.interpret.cross_attention.cross_head_means": lambda: call(translator(), dates_examples(), char_vocabulary()),
+    "anatomy.interpret.cross_attention.field_accuracy": lambda: call(translator(), dates_examples(), char_vocabulary(),
+                                                                     [(1, 1)], None),
+    "anatomy.interpret.path_patching.date_pair": lambda: call("Mar 3 2021", "May 3 2021", "2021-03-03", char_vocabulary()),
+    "anatomy.interpret.path_patching.field_metric": lambda: call("month", "2021-03-03", "2021-05-03", char_vocabulary()),
+    "anatomy.interpret.path_patching.patch_heads": lambda: call("decoder.1.cross_z", torch.zeros(1, 11, 4, 16), [1]),
+    "anatomy.interpret.path_patching.head_patching": lambda: call(translator(), *month_pair()),
+    "anatomy.interpret.path_patching.path_patching": lambda: call(translator(), 1, 1, *month_pair(), ["key", "value"]),
     # 00-14: the pieces that take numbers, tensors and texts
     "anatomy.layers.attention.scaled_dot_product_attention": lambda: call(torch.randn(2, 3, 4), torch.randn(2, 5, 4),
                                                                    torch.randn(2, 5, 4), torch.ones(3, 5, dtype=torch.bool)),
@@ -511,6 +543,7 @@ UNCALLABLE = {
         "anatomy.checks.check_integer", "anatomy.checks.check_number", "anatomy.checks.check_scores",
         "anatomy.models.mlm_masking.check_probability", "anatomy.checks.check_type", "anatomy.checks.check_tensor",
         "anatomy.checks.check_texts", "anatomy.checks.check_vocabulary_ids", "anatomy.interpret.hooks.check_edit",
+        "anatomy.interpret.cross_attention.check_field", "anatomy.interpret.cross_attention.check_heads",
         "anatomy.tokenizers.bpe_training.check_vocab_size"]),
     **reason("a config's own check, called from its __post_init__ with itself and its module's ACTIVATIONS "
              "(tests/test_config.py); the configs that call it are swept")(["anatomy.layers.config.check_layer_settings"]),
@@ -535,7 +568,8 @@ UNCALLABLE = {
         "anatomy.corpora.sentiment_data.Reviews", "anatomy.tasks.training.TrainingRun", "anatomy.models.transformer.Seq2SeqOutput",
         "anatomy.models.vit.ImageClassifierOutput", "anatomy.checkpoints.pretrained.HubUnreachableError", "anatomy.interpret.induction.NoFeedForward",
         "anatomy.layers.kv_cache.LayerCache", "anatomy.generation.goodness_of_fit.GTest",
-        "anatomy.generation.speculative.SpeculativeOutput", "anatomy.tasks.docstring_lm.BigramCache"]),
+        "anatomy.generation.speculative.SpeculativeOutput", "anatomy.tasks.docstring_lm.BigramCache",
+        "anatomy.interpret.cross_attention.Example"]),
     **reason("reads or fetches files or the package index (its errors name the file and the command to run)")([
         "anatomy.weights.bert_weights.load_config", "anatomy.weights.bert_weights.read_state_dict", "anatomy.checkpoints.checkpoint_files.read_config",
         "anatomy.checkpoints.checkpoint_files.read_safetensors", "anatomy.checkpoints.checkpoint_files.load_weights_file",

