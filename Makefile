@@ -16,7 +16,7 @@ export TOKENIZERS_PARALLELISM := false
 export PYTHONWARNINGS := ignore::DeprecationWarning
 
 .PHONY: install reviews korean-corpus gpt2-vocab pretrain char-gpt lab notebook7 test test-portable test-latest test-colab test-python notebooks retrain sync bench bench-images \
-	bench-homework bench-install homework grade lock repository korean clean
+	bench-homework bench-install bench-suite homework grade lock repository korean clean
 
 install: $(STAMP) $(VENDOR)/.installed reviews korean-corpus gpt2-vocab
 
@@ -210,6 +210,14 @@ bench-homework: install
 # fills the download caches (a few minutes; not part of `make bench`).
 bench-install:
 	python3 benchmarks/install_time.py
+
+# A fresh clone's `make install` and `make test` at two commits, one after the other, and the ratio of the
+# suites' wall times with the test ids each collected (about an hour; run it alone; not part of `make bench`):
+# make bench-suite BEFORE=main [AFTER=HEAD]
+BEFORE ?= main
+AFTER ?= HEAD
+bench-suite:
+	python3 benchmarks/suite_time.py $(BEFORE) $(AFTER)
 
 bench-images: install
 	$(PY) benchmarks/growth.py --out images
