@@ -42,7 +42,7 @@ def collect(namespace: dict, names: dict[types.CodeType, str], filename: str, se
         function = inspect.unwrap(value.__func__ if isinstance(value, (staticmethod, classmethod)) else value)
         if isinstance(function, property):
             for accessor in (function.fget, function.fset, function.fdel):
-                if accessor is not None and accessor.__code__.co_filename == filename:
+                if isinstance(accessor, types.FunctionType) and accessor.__code__.co_filename == filename:
                     names.setdefault(accessor.__code__, accessor.__qualname__)
         elif isinstance(function, types.FunctionType) and function.__code__.co_filename == filename:
             names.setdefault(function.__code__, function.__qualname__)

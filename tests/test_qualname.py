@@ -44,3 +44,15 @@ def test_code_compiled_at_run_time_keeps_its_name():
 def test_qualname_refuses_what_is_not_code():
     with pytest.raises(TypeError, match="qualname: code must be a code object, got function"):
         q.qualname(test_code_compiled_at_run_time_keeps_its_name)
+
+
+def test_a_property_made_of_builtins_is_skipped(tmp_path, monkeypatch):
+    """A class may hold property(fget=<a C function>): it has no code of its own to name (3.10 crashed on it)."""
+    import sys
+    module = tmp_path / "with_builtin_property.py"
+    module.write_text("class Holder:\n    size = property(len)\n\n    def method(self):\n        return 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import with_builtin_property
+    names = q.names_in_file(str(module))
+    assert names[with_builtin_property.Holder.method.__code__] == "Holder.method"
+    sys.modules.pop("with_builtin_property")
