@@ -10,7 +10,6 @@ their `__qualname__`; code defined elsewhere (compiled at run time, nested in a 
 from __future__ import annotations
 
 import functools
-import inspect
 import sys
 import types
 
@@ -39,7 +38,8 @@ def collect(namespace: dict, names: dict[types.CodeType, str], filename: str, se
         if id(value) in seen:
             continue
         seen.add(id(value))
-        function = inspect.unwrap(value.__func__ if isinstance(value, (staticmethod, classmethod)) else value)
+        # no attribute of other objects is read: a library's lazy attributes import modules when read
+        function = value.__func__ if isinstance(value, (staticmethod, classmethod)) else value
         if isinstance(function, property):
             for accessor in (function.fget, function.fset, function.fdel):
                 if isinstance(accessor, types.FunctionType) and accessor.__code__.co_filename == filename:
