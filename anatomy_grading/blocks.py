@@ -18,6 +18,8 @@ import types
 
 import torch
 
+from anatomy_grading.qualname import qualname
+
 TORCH = os.path.dirname(torch.__file__) + os.sep
 STDLIB = sysconfig.get_paths()["stdlib"] + os.sep
 SITE = {sysconfig.get_paths()["purelib"] + os.sep, sysconfig.get_paths()["platlib"] + os.sep}
@@ -76,14 +78,14 @@ def torch_file(rel: str, code: types.CodeType) -> str | None:
     if rel in TORCH_BLOCKS or rel.startswith(("utils/_", "_dynamo/", "_logging/", "fx/", "_subclasses/", "_library/",
                                                "_compile.py")):
         return None
-    if rel == "nn/modules/activation.py" and code.co_qualname.split(".")[0] in ACTIVATIONS:
+    if rel == "nn/modules/activation.py" and qualname(code).split(".")[0] in ACTIVATIONS:
         return None
     if rel == "nn/functional.py" and (code.co_name in F_BLOCKS or code.co_name.startswith("_")):
         return None
     if rel == "_ops.py":
         return "torch.ops"  # torch.ops.aten.x(...): the hook names the operator
     module = "torch." + rel.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
-    return f"{module}.{code.co_qualname}"
+    return f"{module}.{qualname(code)}"
 
 
 def torch_label(function) -> str | None:

@@ -24,7 +24,7 @@ import torch
 
 from anatomy_grading import sandbox, uids, wire
 
-SHIPPED = ("wire", "shipping", "tripwires", "poison", "stubs", "blocks", "reach", "handles", "child")  # the modules the child runs, sent as source
+SHIPPED = ("wire", "shipping", "tripwires", "poison", "stubs", "qualname", "blocks", "reach", "handles", "child")  # the modules the child runs, sent as source
 
 
 class ChildFailed(BaseException):

@@ -30,6 +30,7 @@ from torch.overrides import TorchFunctionMode
 from anatomy_grading.blocks import (ANATOMY_BLOCKS, MACHINERY, SITE, STDLIB, TORCH, WATCHED, Student, Trusted,
                                      building_block, torch_file, torch_label)
 from anatomy_grading.poison import short
+from anatomy_grading.qualname import qualname
 
 GRADER = os.path.dirname(os.path.abspath(__file__)) + os.sep if "__file__" in globals() else "<grading "  # run in place
 
@@ -67,15 +68,15 @@ class Classifier:
             rel = path[len(self.anatomy):]
             if rel in self.allowed_anatomy:
                 return "allow", None
-            return "record", f"anatomy.{rel.removesuffix('.py').replace(os.sep, '.')}.{code.co_qualname}"
+            return "record", f"anatomy.{rel.removesuffix('.py').replace(os.sep, '.')}.{qualname(code)}"
         if any(path.startswith(site) for site in SITE):
             rel = path[len(next(s for s in SITE if path.startswith(s))):]
-            return "record", f"{rel.removesuffix('.py').replace(os.sep, '.')}.{code.co_qualname}"
+            return "record", f"{rel.removesuffix('.py').replace(os.sep, '.')}.{qualname(code)}"
         if path.startswith(STDLIB) and os.path.exists(path):
             return "allow", None
         if code.co_name == "<lambda>":
             return "watch", None
-        return "record", f"{code.co_qualname} (code compiled at run time from {os.path.basename(path)[:60]!r})"
+        return "record", f"{qualname(code)} (code compiled at run time from {os.path.basename(path)[:60]!r})"
 
 
 class TorchRecord(TorchFunctionMode):

@@ -6,9 +6,12 @@ Used by test_isolated_grading.py (homework 1) and test_homework_sentiment.py (ho
 from __future__ import annotations
 
 import csv
+import fcntl
+import hashlib
 import importlib.util
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -19,10 +22,42 @@ ROOT = Path(__file__).parent.parent
 ONE_THREAD = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
+# What instructor/assign.py's output depends on: the master, the script, the packages it imports and runs
+# the master with, the locked libraries (otter) and this Python. A change to any of them builds anew.
+ASSIGN_INPUTS = ("instructor/assign.py", "anatomy", "anatomy_grading", "requirements.lock", "pyproject.toml")
+ASSIGN_CACHE = ROOT / "build" / "test-cache" / "assign"
+
+
+def assign_key(master: Path, secret: str) -> str:
+    """A hash of everything assign(master, secret) reads: its cache entry's name."""
+    digest = hashlib.sha256(f"{sys.version}\0{secret}\0".encode() + Path(master).read_bytes())
+    for name in ASSIGN_INPUTS:
+        top = ROOT / name
+        for path in sorted([top] if top.is_file() else top.rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                digest.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + path.read_bytes())
+    return f"{Path(master).stem}-{digest.hexdigest()[:16]}"
+
+
 def assign(master: Path, out: Path, secret: str = "") -> Path:
-    """Build `master` into out/build/{student,autograder}; the student copy goes to `out` itself."""
-    subprocess.run([sys.executable, ROOT / "instructor" / "assign.py", master, "--out", out / "build",
-                    "--student-dir", out, "--secret", secret], check=True, capture_output=True, timeout=300)
+    """Build `master` into out/build/{student,autograder}; the student copy goes to `out` itself.
+
+    instructor/assign.py runs the whole master (homework 2's fine-tunes a model), and two test files
+    need homework 1's build: the first caller builds it into build/test-cache/assign/<hash of its inputs>,
+    under a file lock, and every caller (another xdist worker, a later run) copies that build."""
+    ASSIGN_CACHE.mkdir(parents=True, exist_ok=True)
+    entry = ASSIGN_CACHE / assign_key(master, secret)
+    with open(ASSIGN_CACHE / f"{entry.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # a second worker waits for the first's build
+        if not (entry / "done").exists():
+            shutil.rmtree(entry, ignore_errors=True)
+            subprocess.run([sys.executable, ROOT / "instructor" / "assign.py", master, "--out", entry / "build",
+                            "--student-dir", entry / "student", "--secret", secret],
+                           check=True, capture_output=True, timeout=300)
+            (entry / "done").touch()
+    shutil.copytree(entry / "build", out / "build")
+    for path in (entry / "student").iterdir():
+        (shutil.copytree if path.is_dir() else shutil.copy2)(path, out / path.name)
     return out / "build"
 
 

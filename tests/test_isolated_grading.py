@@ -367,3 +367,28 @@ def test_a_secret_reseeds_the_hidden_tests_only():
     changed = [new.source for old, new in zip(original.cells, secret.cells) if old.source != new.source]
     assert len(changed) == 5 and all(source.startswith("# HIDDEN") for source in changed), changed
     assert not re.search(r"seed=(1234|99|7|5|4242)\b", "".join(changed))
+
+
+def test_the_cached_build_is_keyed_on_every_input_of_assign(tmp_path, monkeypatch):
+    """grading_helpers.assign reuses a build only while the master, the secret, instructor/assign.py and the
+    packages it runs are unchanged: any change names another cache entry."""
+    import grading_helpers
+
+    master = tmp_path / "master.ipynb"
+    master.write_bytes(MASTER.read_bytes())
+    key = grading_helpers.assign_key(master, "a secret")
+    assert key == grading_helpers.assign_key(master, "a secret") and key.startswith("master-")
+    assert grading_helpers.assign_key(master, "another secret") != key
+    master.write_bytes(MASTER.read_bytes() + b" ")
+    assert grading_helpers.assign_key(master, "a secret") != key
+    master.write_bytes(MASTER.read_bytes())
+    root = tmp_path / "root"
+    for name in grading_helpers.ASSIGN_INPUTS[:1] + ("anatomy_grading/plan.py",):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("x = 1\n")
+    monkeypatch.setattr(grading_helpers, "ROOT", root)
+    key = grading_helpers.assign_key(master, "")
+    (root / "anatomy_grading" / "plan.py").write_text("x = 2\n")
+    assert grading_helpers.assign_key(master, "") != key, "a changed module of the grader builds anew"
+    (root / "instructor" / "assign.py").write_text("y = 1\n")
+    assert grading_helpers.assign_key(master, "") != key

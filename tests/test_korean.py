@@ -1,8 +1,11 @@
 """One Korean voice across the series (issue #25): every glossary takes its Korean terms from
 notebooks/korean_terms.toml, one term per concept, and every 핵심 요약 is written in 해라체."""
 import re
-import tomllib
 from pathlib import Path
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10: tomllib is 3.11's; tomli is the same parser (requirements.txt installs it there)
+    import tomli as tomllib
 
 import pytest
 from test_notebooks import markdown_of as markdown

@@ -17,8 +17,11 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import tomllib
 from pathlib import Path
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10: tomllib is 3.11's; tomli is the same parser (requirements.txt installs it there)
+    import tomli as tomllib
 
 from tools import korean
 
