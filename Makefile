@@ -236,10 +236,13 @@ homework: install
 	$(PY) -m tools.execute_notebook notebooks/08_homework_cross_attention.ipynb && $(VENV)/bin/jupytext --sync -q notebooks/08_homework_cross_attention.ipynb
 	$(PY) instructor/assign.py instructor/10_homework_sentiment.ipynb --secret "$(SECRET)" --out build/homework_sentiment
 	$(PY) -m tools.execute_notebook notebooks/10_homework_sentiment.ipynb && $(VENV)/bin/jupytext --sync -q notebooks/10_homework_sentiment.ipynb
-	$(PY) -m tools.korean build notebooks/08_homework_cross_attention.ipynb notebooks/10_homework_sentiment.ipynb
+	$(PY) instructor/assign.py instructor/19_homework_attention_tests.ipynb --secret "$(SECRET)" --out build/homework_attention_tests
+	$(PY) -m tools.execute_notebook notebooks/19_homework_attention_tests.ipynb && $(VENV)/bin/jupytext --sync -q notebooks/19_homework_attention_tests.ipynb
+	$(PY) -m tools.korean build notebooks/08_homework_cross_attention.ipynb notebooks/10_homework_sentiment.ipynb notebooks/19_homework_attention_tests.ipynb
 
 # Grade a folder of submissions with the trusted grader (instructor/README.md), one child per core:
 # make grade SUBMISSIONS=submissions/ [AUTOGRADER=build/homework/autograder] [GRADE_OUT=grading_results]
+# (homework 2: AUTOGRADER=build/homework_sentiment/autograder; homework 3: build/homework_attention_tests/autograder)
 AUTOGRADER ?= build/homework/autograder
 GRADE_OUT ?= grading_results
 grade: install

@@ -1,9 +1,10 @@
 """How long the trusted grader takes for one submission: python benchmarks/grading_time.py (part of make bench).
 
-Builds both homeworks' autograders (instructor/assign.py, into a temporary folder), then grades each
+Builds the three homeworks' autograders (instructor/assign.py, into a temporary folder), then grades each
 master's solution alone, as Gradescope would (`python -m anatomy_grading grade`, one submission, so
 its children get every core as threads), and prints the wall time and the score. Goals on 2 cores:
-homework 1 <= 30 s, homework 2 <= 120 s. Then a batch of 20 copies of homework 1's solution, two
+homework 1 <= 30 s, homework 2 <= 120 s, homework 3 <= 60 s (its
+solution's tests run against the correct implementation and every mutant). Then a batch of 20 copies of homework 1's solution, two
 workers (`-j 2`), as an instructor grades a class: its wall time and every score. Never a timed test.
 """
 from __future__ import annotations
@@ -16,7 +17,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-GOALS = {"08_homework_cross_attention": 30, "10_homework_sentiment": 120}
+GOALS = {"08_homework_cross_attention": 30, "10_homework_sentiment": 120, "19_homework_attention_tests": 60}
 BATCH = 20
 
 

