@@ -17,9 +17,10 @@
 # [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/transformer-anatomy/transformer-anatomy/blob/main/notebooks/20_instruction_tuning.ipynb) · [한국어판](ko/20_instruction_tuning.ipynb)
 # # 20 · From a language model to an assistant: the pieces of instruction tuning
 #
-# A pre-trained language model continues text; an assistant answers. Ouyang et al. (2022) made two steps
-# the standard recipe between the two: supervised fine-tuning (SFT) on conversations, then learning from
-# human preferences (they trained a reward model and optimised against it with reinforcement learning).
+# A pre-trained language model continues text; an assistant answers. Ouyang et al. (2022, InstructGPT)
+# popularised a three-stage recipe between the two: supervised fine-tuning (SFT) on conversations, a reward
+# model trained on human preferences, and reinforcement learning (PPO) against that reward; learning from
+# human preferences with RL on language models came earlier (Ziegler et al. 2019, Stiennon et al. 2020).
 # Direct preference optimisation (DPO, Rafailov et al. 2023) learns from the preference pairs directly,
 # and low-rank adapters (LoRA, Hu et al. 2021) make either step cheap. This notebook builds each piece
 # with the series' own GPT (notebook 11) and checks it against the library practitioners use:
@@ -163,16 +164,20 @@ labels = sft_labels(input_ids, assistant_mask)
 with torch.no_grad():
     logits = ours(input_ids, attention_mask=attention_mask).logits
     our_loss = sft_loss(logits, labels).item()
-    every_token = sft_loss(logits, input_ids.masked_fill(attention_mask == 0, -100)).item()
+    every_label = input_ids.masked_fill(attention_mask == 0, -100)
+    every_token = sft_loss(logits, every_label).item()
+predicted = int((every_label[:, 1:] != -100).sum())  # positions the every-token loss averages over
+trained = int((labels[:, 1:] != -100).sum())
 assert torch.equal(labels, batch["labels"]) and abs(our_loss - trl_loss) <= 1e-6
 print(f"trained tokens: {int(assistant_mask.sum())} of {int(attention_mask.sum())}; labels equal trl's; "
       "assistant-only loss equals trl's within 1e-6")
 print(f"loss on the assistant's tokens {our_loss:.2f}, on every token {every_token:.2f} nats")
+print(f"the every-token loss averages over {predicted} predicted positions, {predicted - trained} of them prompt")
 
 # %% [markdown]
 # On random weights the two losses are close; what differs is *which* tokens a training step pushes on.
-# With the loss on every token, most of the gradient (here from all but 18 of the 60 tokens) would teach the model to
-# write prompts, which it is given anyway.
+# With the loss on every token, most of the gradient (here from 40 of the 58 predicted positions) would teach the
+# model to write prompts, which it is given anyway.
 #
 # ## 4. LoRA: a trainable low-rank update on a frozen layer
 # Full fine-tuning trains every weight and keeps two Adam moments for each. LoRA freezes a linear
@@ -217,6 +222,7 @@ with torch.no_grad():
 same_trainable = (sorted(p.shape for p in ours64.parameters() if p.requires_grad)
                   == sorted(p.shape for p in peft_model.parameters() if p.requires_grad))
 adapted = ours64(input_ids).logits
+base_weights = {name: layer.base.weight.clone() for name, layer in ours64.named_modules() if isinstance(layer, LoRALinear)}
 merged_ours, merged_peft = merge_lora(ours64), peft_model.merge_and_unload()
 merge_difference = max((layer.base.weight - merged_peft.transformer.h[int(name.split(".")[1])]
                         .get_submodule(targets[name.split(".", 2)[2]]).weight.T).abs().max().item()
@@ -224,8 +230,11 @@ merge_difference = max((layer.base.weight - merged_peft.transformer.h[int(name.s
 assert difference <= 1e-6 and same_trainable and merge_difference <= 1e-6
 assert (merged_ours(input_ids).logits - adapted).abs().max() <= 1e-6
 unmerge_lora(merged_ours)
+unmerge_difference = max((layer.base.weight - base_weights[name]).abs().max().item()
+                         for name, layer in merged_ours.named_modules() if isinstance(layer, LoRALinear))
+assert unmerge_difference <= 1e-12 and (merged_ours(input_ids).logits - adapted).abs().max() <= 1e-6
 print("outputs with the adapter, trainable parameters and merged weights equal peft's (within 1e-6); "
-      "merged outputs equal adapted ones")
+      "merged outputs equal adapted ones; unmerged, the base weights are back (within 1e-12, float64)")
 
 # %% [markdown]
 # ## 5. DPO: learning from preferences without a reward model
@@ -235,8 +244,13 @@ print("outputs with the adapter, trainable parameters and merged weights equal p
 # `−log σ(r_chosen − r_rejected)` raises the chosen answer against the rejected one. The reference is a
 # copy of the model taken *before* this training (usually the SFT model) and never trains: the log-ratio
 # to it is what keeps the policy close, and β sets how close (large β: a small move already earns a large
-# reward difference, so the policy moves little; small β: it may move far). If the reference trained
-# along as the policy itself, every log-ratio would be 0: the loss would stay at ln 2, with no gradient.
+# reward difference, so the policy moves little; small β: it may move far). At the first step the
+# reference equals the policy, every log-ratio is 0 and the loss is ln 2, yet there is a gradient,
+# −(β/2)(∇log π(y_c) − ∇log π(y_r)), because the reference's log-probabilities are constants (no_grad).
+# A reference that moved with the policy (the policy itself, differentiated too) would cancel that
+# gradient term for term: the loss would stay at ln 2 with no gradient. One re-copied from the policy at
+# every step would give ln 2 with that gradient every time, and nothing would hold the policy near
+# where it started.
 #
 # As for SFT, `trl` computes its DPO loss inside `DPOTrainer`; we let it tokenize and collate two pairs
 # and compare its loss, its logged mean rewards and the gradient of the token embedding with ours:
@@ -254,6 +268,8 @@ with tempfile.TemporaryDirectory() as folder:
     hf_policy.eval()
     trl_loss = trainer.compute_loss(hf_policy, dict(batch))
     trl_loss.backward()
+    # trl keeps its logged means in the private trainer._metrics (no public getter for one compute_loss
+    # call), under "eval" here only because the model was put in eval mode above ("train" in training)
     logged = {key: values[-1] for key, values in trainer._metrics["eval"].items()}
 
 policy, reference = gpt_from_gpt2(hf_policy), frozen_reference(gpt_from_gpt2(hf_reference))
@@ -271,9 +287,10 @@ print("DPO loss, mean implicit rewards (chosen, rejected) and the embedding's gr
       "the reference received no gradient")
 
 # %% [markdown]
-# tests/test_alignment.py checks every gradient of the policy the same way, and shows each check failing
-# when our code is deliberately broken: the loss on the prompt tokens, B not zero at the start, the scale
-# α/r wrong, β applied twice, the reference model updated.
+# tests/test_alignment.py checks every gradient of the policy the same way, and shows each comparison
+# with `trl` or `peft` failing when a bug is planted in our code (one parametrised test): the loss on the
+# prompt tokens, B not zero at the start, the scale α/r wrong, β applied twice, the reference model
+# updated with the policy (caught by a two-step comparison with `trl`).
 #
 # ## Takeaways
 # - A chat template turns roles and turns into one token sequence; its special tokens, not the text, mark
@@ -321,7 +338,9 @@ print("DPO loss, mean implicit rewards (chosen, rejected) and the embedding's gr
 # - 라이브러리가 손실을 트레이너 안에 두면, 트레이너가 만든 배치에서 트레이너의 `compute_loss`를 불러 비교하고, 기본값(여기서는 `bf16=True`)부터 확인한다.
 #
 # ## References
-# - Ouyang et al., "Training language models to follow instructions with human feedback" (NeurIPS 2022): SFT, then learning from preferences.
+# - Ouyang et al., "Training language models to follow instructions with human feedback" (NeurIPS 2022): SFT, a reward model, then PPO.
+# - Ziegler et al., "Fine-Tuning Language Models from Human Preferences" (arXiv 1909.08593, 2019).
+# - Stiennon et al., "Learning to summarize from human feedback" (NeurIPS 2020).
 # - Hu et al., "LoRA: Low-Rank Adaptation of Large Language Models" (ICLR 2022; arXiv 2106.09685, 2021).
 # - Rafailov et al., "Direct Preference Optimization: Your Language Model is Secretly a Reward Model" (NeurIPS 2023).
 # - Raschka, *Build a Large Language Model (From Scratch)* (Manning, 2024): chapter 7 (instruction fine-tuning) and appendix E (LoRA).

@@ -13,6 +13,7 @@ so each trainer is set to bf16=False: the comparison is float32 against float32.
 from __future__ import annotations
 
 import copy
+import sys
 import tempfile
 
 import pytest
@@ -262,10 +263,98 @@ def test_the_reference_model_never_trains(bpe):
     assert all(p.grad is None for p in unfrozen.parameters())
 
 
+def test_after_one_step_our_frozen_reference_still_agrees_with_trl_s(bpe, hf_tokenizer):
+    """trl's reference is a frozen copy of the policy taken before training. At the first step both give ln 2
+    (with a gradient: the reference sits under no_grad); after one step of the policy the reference must
+    not have moved, or the second loss would fall back to ln 2 while trl's does not."""
+    from datasets import Dataset
+    from trl import DPOConfig, DPOTrainer
+    beta, lr = 0.5, 2.0
+    hf = tiny_gpt2(bpe, seed=12)
+    policy = gpt_from_gpt2(hf)
+    reference = frozen_reference(policy)
+    data = Dataset.from_list([{"prompt": p, "chosen": [{"role": "assistant", "content": c}],
+                               "rejected": [{"role": "assistant", "content": r}]} for p, c, r in PAIRS])
+    chosen, rejected = pair_batches(bpe)
+    with tempfile.TemporaryDirectory() as folder:
+        args = DPOConfig(output_dir=folder, beta=beta, report_to="none", use_cpu=True, per_device_train_batch_size=2,
+                         disable_tqdm=True, bf16=False)
+        trainer = DPOTrainer(model=hf, ref_model=copy.deepcopy(hf), args=args, train_dataset=data,
+                             processing_class=hf_tokenizer)
+        batch = trainer.data_collator([trainer.train_dataset[i] for i in range(len(PAIRS))])
+        trainer.model.eval()
+        losses = []
+        for _ in range(2):
+            theirs = trainer.compute_loss(trainer.model, dict(batch))
+            ours = preference_loss(policy, reference, chosen, rejected, beta)[0]
+            losses.append((ours.item(), theirs.item()))
+            for model in (policy, trainer.model):  # one plain gradient step on each policy
+                model.zero_grad()
+            theirs.backward()
+            ours.backward()
+            with torch.no_grad():
+                for model in (policy, trainer.model):
+                    for p in model.parameters():
+                        if p.grad is not None:
+                            p -= lr * p.grad
+    (first_ours, first_theirs), (second_ours, second_theirs) = losses
+    assert abs(first_ours - first_theirs) <= 1e-6 and abs(first_theirs - torch.log(torch.tensor(2.0)).item()) <= 1e-6
+    assert abs(second_theirs - first_theirs) > 1e-3  # the step moved trl's policy away from its reference
+    assert abs(second_ours - second_theirs) <= 1e-5
+
+
 def test_dpo_loss_is_log_2_when_policy_and_reference_agree():
     logps = torch.tensor([-3.0, -5.0])
     loss, chosen, rejected = dpo_loss(logps, logps - 1, logps, logps - 1, beta=0.1)
     assert abs(loss.item() - torch.log(torch.tensor(2.0)).item()) <= 1e-6 and not chosen.any() and not rejected.any()
+
+
+# --- each comparison catches a deliberate bug ----------------------------------------------------------------
+def _labels_everywhere(input_ids, assistant_mask):
+    return input_ids.clone()  # the assistant mask ignored: the loss runs over the prompt too
+
+
+def _lora_init_with(change):
+    original = LoRALinear.__init__
+
+    def init(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        change(self)
+    return init
+
+
+def _beta_twice(policy_chosen, policy_rejected, reference_chosen, reference_rejected, beta):
+    return _DPO_LOSS(policy_chosen, policy_rejected, reference_chosen, reference_rejected, beta * beta)
+
+
+def _shared_reference(policy):
+    return copy.copy(policy)  # a new module object on the policy's own parameters: it moves with every step
+
+
+_DPO_LOSS = dpo_loss
+MUTATIONS = {  # name: (object to patch, attribute, mutated value, the comparison with a library that must fail)
+    "loss on the prompt tokens": (__name__, "sft_labels", _labels_everywhere,
+                                  lambda bpe, tok: test_assistant_only_loss_equals_trl_sft_trainer_on_one_batch(bpe, tok)),
+    "B not zero at the start": (LoRALinear, "__init__", _lora_init_with(lambda l: l.lora_B.data.normal_()),
+                                lambda bpe, tok: test_a_fresh_lora_changes_nothing_as_peft_s_does(bpe)),
+    "alpha/r wrong (alpha alone)": (LoRALinear, "__init__", _lora_init_with(lambda l: setattr(l, "scaling", l.alpha)),
+                                    lambda bpe, tok: test_lora_outputs_merged_weights_and_trainable_parameters_equal_peft(bpe, 4, 8)),
+    "beta applied twice": ("anatomy.alignment.dpo", "dpo_loss", _beta_twice,
+                           lambda bpe, tok: test_dpo_loss_rewards_and_gradients_equal_trl_dpo_trainer(bpe, tok)),
+    "reference updated with the policy": (__name__, "frozen_reference", _shared_reference,
+                                          lambda bpe, tok: test_after_one_step_our_frozen_reference_still_agrees_with_trl_s(bpe, tok)),
+}
+
+
+@pytest.mark.parametrize("mutation", list(MUTATIONS))
+def test_each_comparison_with_the_library_fails_on_a_deliberate_bug(mutation, monkeypatch, bpe, hf_tokenizer):
+    """The comparisons above are not vacuous: with each bug planted in our piece, the comparison with trl or
+    peft that guards it fails (this test passes when the bug is caught)."""
+    target, attribute, mutated, comparison = MUTATIONS[mutation]
+    target = sys.modules[target] if isinstance(target, str) else target
+    monkeypatch.setattr(target, attribute, mutated)
+    with pytest.raises(AssertionError):
+        comparison(bpe, hf_tokenizer)
 
 
 # --- bad inputs (issue #41, item 7) ---------------------------------------------------------------------------
@@ -379,7 +468,7 @@ def test_each_answer_is_right_and_each_wrong_answer_wrong():
             korean += 1
             assert written.startswith(f"{day.year}년 {day.month}월 {day.day}일")
         assert abs((date.fromisoformat(wrong) - day).days) == 1
-    assert 50 < korean < 250  # 2 of the 13 formats are Korean
+    assert 50 < korean < 250  # 3 of the 13 formats are Korean (KOREAN_FORMATS)
 
 
 def test_sentiment_examples_and_bad_task_inputs():
