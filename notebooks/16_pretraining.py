@@ -584,7 +584,7 @@ assert abs(live_accuracy - committed) < 0.03, (live_accuracy, committed)
 # - 마스크 언어 모델 헤드는 변환(dense, GELU, LayerNorm)과 단어 임베딩과 가중치를 공유하는 디코더와 편향으로 이루어지며, 우리 구현은 `BertForMaskedLM`과 1e-5 이내로 같다.
 # - MiniLM은 이 헤드를 배포하지 않으므로 빈칸을 채우지 못하고, 다시 쓸 수 있는 것은 인코더뿐이다.
 # - CPU에서 1,400 스텝 사전 학습한 작은 BERT는 처음 보는 문장에서 유니그램 기준선보다 낮은 손실을 내지만, 빈칸에는 아직 맞는 단어가 아니라 그 언어에서 흔한 토큰을 넣는다.
-# - 사전 학습이 읽지 않은 문장 100~1,000개의 레이블로, 쪽마다 같은 시험에서 고른 레시피와 시드 여덟 개로 재 보면, 이 사전 학습은 어느 레이블 수에서도 차이를 보이지 못했다(레이블 100개에서 +1.1 ± 1.9%p, 1,000개에서 −2.7 ± 4.4%p). 사전 학습은 텍스트가 많을 때 효과가 있다고 알려져 있지만, 이 규모에서는 보이지 않았다.
+# - 사전 학습이 읽지 않은 문장 100~1,000개의 레이블로, 조건마다 같은 후보 레시피 네 가지에서 고른 레시피와 시드 여덟 개로 재 보면, 이 사전 학습은 어느 레이블 수에서도 차이를 보이지 못했다(레이블 100개에서 +1.1 ± 1.9%p, 1,000개에서 −2.7 ± 4.4%p). 사전 학습은 텍스트가 많을 때 효과가 있다고 알려져 있지만, 이 규모에서는 보이지 않았다.
 #
 # ## References
 # - Howard & Ruder, "Universal Language Model Fine-tuning for Text Classification" (ULMFiT, ACL 2018): with 100 labels as good as training from scratch on 100 times as many (section 5); pre-training "most useful for small and medium-sized datasets" (Table 4).
