@@ -188,10 +188,12 @@ for step, (pair, count) in enumerate(history, start=1):
 #
 # ### Training fast
 # The draft recounts every pair of the corpus after each merge: fine for ten merges, hopeless for
-# 50,000. (karpathy's minbpe, a clear small implementation, trains exactly that way: it recounts every
-# pair of every chunk on every merge.) The package's trainer does what Hugging Face's `BpeTrainer` does:
+# 50,000. (The draft counts each distinct word once, but recounts every pair; karpathy's minbpe, a clear
+# small implementation, doesn't even do the first: it recounts every pair of every chunk on every merge.)
+# The package's trainer does what Hugging Face's `BpeTrainer` does:
 #
-# - counts each distinct word once (the corpus is a bag of words, since merges never cross a word);
+# - counts each distinct word once, as the draft does (the corpus is a bag of words, since merges never
+#   cross a word);
 # - counts pairs once, remembering in which words each pair occurs;
 # - after a merge, visits only the words that held the pair and *updates* the counts: merging
 #   (w, e) in "l o w e r" takes the word's count away from (o, w) and (e, r) and gives it to (o, we)
@@ -396,7 +398,8 @@ for sentence in ["난 너를 좋아해", "난 너를 싫어해"]:
 #   bytes are a learned merge: all the syllables of one block of Hangul (싫 shares EC 8B with 시, 식, 신, …)
 #   begin with the same two bytes, so the merge learnt from frequent syllables also serves the rare
 #   ones. That is how byte-level BPE degrades gracefully: an unseen syllable costs a token or two more,
-#   never an `[UNK]`, for any language or emoji.
+#   never an `[UNK]`, for any language or emoji. (The printed lists show each backslash twice, `\\x..`,
+#   because Python writes a backslash inside a string that way.)
 #
 # ## 7. WordPiece and BPE on the same text
 # Notebook 01's tokenizer is WordPiece (Schuster and Nakajima 2012; Wu et al. 2016), here MiniLM's
@@ -486,7 +489,7 @@ for name, texts in [("English reviews", reviews), ("Korean bills", korean_held_o
 #    split) to the Korean training corpus, keep the vocabulary sizes, and redraw the compression curve
 #    for the held-out Korean. Why does Korean compress worse now?
 #    *Hint:* merges never cross a word, and no English word shares a pair of bytes with a Hangul
-#    syllable, so the English merges never help Korean; but each one takes a slot in the vocabulary.
+#    syllable, so the English merges almost never help Korean; but each one takes a slot in the vocabulary.
 # 4. How many tokens does GPT-2 need for "난 너를 좋아해", and how many does our 2,000-token Korean BPE?
 #    *Hint:* `len(gpt2.encode(...))` and `len(levels["byte"].encode(...))`.
 #

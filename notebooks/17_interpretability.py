@@ -109,8 +109,8 @@ anatomy.show_source(Hooks._post_hook)
 # `HookedTransformer` (Nanda and Bloom). Its current release (4.3.0) installs, but no longer has `HookedTransformer`:
 # `transformer_lens.HookedTransformer` raises "removed in TransformerLens 4.0" (the usual `from transformer_lens
 # import HookedTransformer` gives only a bare ImportError), and its successor boots models by their hub
-# name or from a config. It also needs 25
-# packages this series does not otherwise install (`datasets`, `pyarrow`, `wandb`, `accelerate`, seven of
+# name or from a config. It also pulls in many
+# packages this series does not otherwise install (`datasets`, `pyarrow`, `wandb`, `accelerate`, several of
 # OpenTelemetry's, …). So the
 # reference is **PyTorch forward hooks on Hugging Face's `GPT2LMHeadModel`**: a tiny random GPT-2, its
 # weights copied into our GPT by notebook 11's `gpt_from_gpt2`. Each of Hugging Face's modules is hooked
@@ -167,8 +167,9 @@ print(f"all {len(cache)} activations equal Hugging Face's (within 1e-5), e.g. bl
 #
 # The model is notebook 12's Llama block with its feed-forward sublayer removed (an *attention-only*
 # model, as Elhage et al. and Olsson et al. study): two layers of four heads, D = 64. Rotary positions are
-# relative, which makes a previous-token head quick to learn. With notebook 11's learned absolute positions
-# it is slower (exercise 1 measures how much).
+# relative, which makes a previous-token head quick to learn. Notebook 11's GPT differs from this block in
+# more than its learned absolute positions (LayerNorm instead of RMSNorm, and biases); exercise 1 trains it
+# on this task, and one run of each shows when each changes, not which difference is the cause.
 
 # %%
 example = induction.repeated_tokens(1, 6, 32, torch.Generator().manual_seed(0))
@@ -191,10 +192,11 @@ smooth = lambda values: torch.tensor(values).unfold(0, 20, 1).mean(dim=1)  # noq
 change = run.phase_change_step()
 assert change is not None and sum(run.second_half[-50:]) < 0.5 * sum(run.first_half[-50:])
 fig, ax = plt.subplots(figsize=(7, 3.5))
-ax.plot(smooth(run.first_half), label="first copy (unpredictable)")
-ax.plot(smooth(run.second_half), label="the repeat")
+window_end = range(19, len(run.first_half))  # each mean of 20 steps is drawn at its window's last step
+ax.plot(window_end, smooth(run.first_half), label="first copy (unpredictable)")
+ax.plot(window_end, smooth(run.second_half), label="the repeat")
 ax.axvline(change, color="grey", ls="--", label=f"phase change (step {change})")
-ax.set(xlabel="step", ylabel="cross-entropy (nats)", title="Induction heads form suddenly")
+ax.set(xlabel="step", ylabel="cross-entropy (nats), mean of 20 steps", title="Induction heads form suddenly")
 ax.legend()
 plt.show()
 print(f"phase change at step {change}; last 50 steps: first copy {sum(run.first_half[-50:]) / 50:.2f}, "
@@ -280,6 +282,9 @@ ablations = {f"the induction heads {induction_heads}, zero": ("blocks.1.z", indu
              f"the previous-token heads {previous_heads}, zero": ("blocks.0.z", previous_heads, None),
              f"another head (layer 0 head {other}), zero": ("blocks.0.z", other, None),
              f"another head (layer 0 head {other}), mean": ("blocks.0.z", other, means[0])}
+remaining = [h for h in range(len(previous[0])) if h not in previous_heads and h != other]
+ablations |= {f"the remaining layer-0 head{'s' * (len(remaining) > 1)} {remaining}, zero": ("blocks.0.z", remaining, None),
+              f"the previous-token heads and {remaining}, zero": ("blocks.0.z", previous_heads + remaining, None)}
 print(f"{'nothing ablated':>42}: gain {gain:.2f} nats")
 gains = {}
 for label, (name, heads, mean) in ablations.items():
@@ -289,6 +294,7 @@ labels = list(gains)
 assert gains[labels[0]] < 0.1 * gain and gains[labels[1]] < 0.1 * gain  # the induction heads carry the gain
 assert gains[labels[5]] > 0.8 * gain and gains[labels[6]] > 0.8 * gain  # another head does not
 assert gains[labels[4]] < 0.5 * gain  # without the previous-token heads, the induction heads are lost
+assert gains[labels[7]] > 0.8 * gain and gains[labels[8]] < gains[labels[4]]  # head 1: not needed alone, part of the rest
 
 # %% [markdown]
 # Removing the induction heads of layer 1 takes the whole gain away, with zeros or with means. Read that
@@ -297,8 +303,10 @@ assert gains[labels[4]] < 0.5 * gain  # without the previous-token heads, the in
 # its second layer, whatever its heads do. The control ("another head") is in layer 0. So the test of
 # *specific* heads is in layer 0: removing the previous-token heads costs most of the gain, although
 # they only look one token back, never at the earlier copy, while removing the layer-0 head with the
-# lowest previous-token score costs nothing (layer 0's fourth head, score 0.24, was not tested alone: it
-# may carry the 0.73 nats that remain without the previous-token heads). A control inside layer 1 would need a model whose layer 1 has heads that are not
+# lowest previous-token score costs nothing. The last head of layer 0, head 1 (previous-token score 0.24),
+# costs nothing alone either (3.29 nats), but removed together with the previous-token heads it takes the
+# gain from 0.73 to 0.31 nats: a weak previous-token head, which carries part of what remains once the
+# strong ones are gone. A control inside layer 1 would need a model whose layer 1 has heads that are not
 # induction heads; this one has none.
 #
 # One head alone is rarely needed: removing one of the four induction heads costs little, and so does
@@ -448,15 +456,29 @@ for ax, (part, grid), labels in zip(axes, grids.items(), ("Mar 3 2021", ["<bos>"
 fig.colorbar(image, ax=axes, shrink=0.8)
 plt.show()
 
+# %%
+# The other way round: paste the *corrupted* run's activation at the month's position into the *clean* run.
+# What it moves is what that point carries on its own, while every other point still sees the clean input.
+reverse_points = ["decoder.0.resid_post", "decoder.0.cross_attn_out", "decoder.1.cross_attn_out"]
+moved = restored_fraction(translator, reverse_points, (corrupted.src_ids, clean.tgt_ids),
+                          (clean.src_ids, clean.tgt_ids), metric)[:, month]
+for point, fraction in zip(reverse_points, moved):
+    print(f"corrupted {point:>24} at position {month} in the clean run moves {fraction:.2f} of the answer")
+assert moved[0].abs() < 0.1 and moved[1].abs() < 0.1 and moved[2] > 0.5  # layer 1's cross-attention brings the month
+
 # %% [markdown]
 # At the embedding, only the differing letter matters ("r" or "y": the rest is the same in both runs).
 # After the first encoder layer, the month is *also* written at position 0, the "M" that starts the
 # month's name, and after the second most of it lives there: the encoder moved the information to where
 # the decoder's cross-attention reads it. In the decoder, the month appears at the position that writes
 # it (position 6, whose input is the month's first digit "0") only after its layer 1. At the embedding a
-# decoder patch changes nothing because both runs share the target prefix. That the row after layer 0
-# restores nothing there either is a finding: layer 0's cross-attention does not yet bring the month in;
-# layer 1's does.
+# decoder patch changes nothing because both runs share the target prefix. The row after layer 0
+# restores nothing there either, but that alone shows no absence: in the corrupted run, layer 1 still
+# reads the corrupted encoder output and writes the corrupted month over whatever the patch restored. The
+# run the other way round (the cell after the figure) settles it: pasted into the clean run, the
+# corrupted stream after decoder layer 0 and the corrupted output of layer 0's cross-attention move the
+# answer 0.01 each, layer 1's cross-attention 0.97. Layer 0's cross-attention does not yet bring the
+# month in; layer 1's does.
 #
 # **Checked against the reference**: one patching result, the same patch made by a forward hook on
 # Hugging Face's GPT-2 block (its own output, recorded on the clean run and pasted into the corrupted one).
@@ -495,7 +517,8 @@ print(f"patching blocks.1.resid_post at position 2 restores {ours:.3f} of the di
 # - Weights show where a head looks; ablation shows what the model needs. Without layer 1's attention (all
 #   four of its heads are induction heads) the model gains nothing from having seen the sequence; without
 #   layer 0's previous-token heads it loses most of the gain, without the layer-0 head of lowest
-#   previous-token score nothing (layer 0's fourth head was not tested alone). Editing
+#   previous-token score nothing, and without layer 0's last head (a weak previous-token head) alone nothing
+#   either, though it carries part of what remains once the previous-token heads are gone. Editing
 #   layer 1's keys alone shows that it is the keys that need the previous-token heads: K-composition.
 # - One of several parallel heads costs little when removed: redundancy, not the "backup heads" of larger
 #   models, which change behaviour when others are removed.
@@ -540,13 +563,13 @@ print(f"patching blocks.1.resid_post at position 2 restores {ours:.3f} of the di
 # - 활성화 패칭은 정보가 어느 위치와 층에 있는지 찾는다. 날짜 번역기는 "Mar"와 "May"를 가르는 한 글자에서 월을 읽는다.
 #
 # ## References
-# - Olsson et al., "In-context Learning and Induction Heads", *Transformer Circuits Thread* (Anthropic, 2022): the phase change, previous-token and induction scores.
+# - Olsson et al., "In-context Learning and Induction Heads", *Transformer Circuits Thread* (Anthropic, 2022): induction heads, the phase change, prefix matching.
 # - Elhage et al., "A Mathematical Framework for Transformer Circuits", *Transformer Circuits Thread* (Anthropic, 2021): the residual stream, attention-only models, K-composition.
 # - nostalgebraist, "interpreting GPT: the logit lens", *LessWrong* (2020).
 # - Meng, Bau, Andonian, Belinkov, "Locating and Editing Factual Associations in GPT" (NeurIPS 2022): causal tracing.
 # - Heimersheim & Nanda, "How to use and interpret activation patching" (arXiv 2404.15255, 2024).
 # - Wang et al., "Interpretability in the Wild: a Circuit for Indirect Object Identification in GPT-2 small" (ICLR 2023): backup heads.
-# - Nanda & Bloom, TransformerLens (GitHub, 2022): hook point names (`resid_pre`, `z`, `pattern`, …).
+# - Nanda & Bloom, TransformerLens (GitHub, 2022): hook point names (`resid_pre`, `z`, `pattern`, …); the previous-token and induction scores as defined here.
 # - Vig, "A Multiscale Visualization of Attention in the Transformer Model" (ACL 2019): BertViz.
 #
 # ## For the curious
