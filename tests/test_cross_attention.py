@@ -226,6 +226,92 @@ def test_ablation_equals_torch_transformers_with_hooks(double_model, examples, k
     torch.testing.assert_close(ours, theirs, atol=1e-6, rtol=0)
 
 
+def torch_patched_logits(model, reference, clean, corrupted, layer, head, routes):
+    """Logits of the corrupted run of `reference` (torch.nn.Transformer) with one cross-attention head patched
+    from the clean run, in forward hooks on its own MultiheadAttention. routes None: the head's output
+    z_h = weights_h @ values_h pasted; else the clean encoder output reaches head h only through `routes`:
+    PyTorch's attention recomputes head h's weights with the clean memory as keys ("key"), and/or head h
+    reads the clean memory's values ("value"). The change enters as (z_new - z_old) W_o,h."""
+    dh, state, handles = model.config.hidden_size // model.config.num_attention_heads, {"busy": False}, []
+    columns, clean_memory, clean_z = slice(head * dh, (head + 1) * dh), {}, {}
+
+    def values_of(module, memory):  # (B, Ts, D)
+        return memory @ module.in_proj_weight[2 * module.embed_dim:].T + module.in_proj_bias[2 * module.embed_dim:]
+
+    def ask_for_weights(module, args, kwargs):
+        return args, {**kwargs, "need_weights": True, "average_attn_weights": False}
+
+    def edit(module, args, kwargs, output):
+        if state["busy"]:
+            return output
+        out, w = output  # (B, Tt, D), (B, H, Tt, Ts)
+        z = w[:, head] @ values_of(module, args[2])[..., columns]  # (B, Tt, Dh)
+        if state["run"] == "clean":
+            clean_z[module] = z
+            return output
+        if routes is None:
+            new = clean_z[module]
+        else:
+            weights = w[:, head]
+            if "key" in routes:
+                state["busy"] = True
+                _, mixed = module(args[0], clean_memory["memory"], args[2], need_weights=True, average_attn_weights=False)
+                state["busy"] = False
+                weights = mixed[:, head]
+            memory = clean_memory["memory"] if "value" in routes else args[2]
+            new = weights @ values_of(module, memory)[..., columns]
+        return out + (new - z) @ module.out_proj.weight[:, columns].T, w
+
+    def run(ids, name):
+        state["run"] = name
+        src, tgt = ids
+        with torch.no_grad():
+            hidden = reference(model.src_embeddings(src), model.tgt_embeddings(tgt), tgt_mask=~causal_mask(tgt.size(1)))
+        return model.lm_head(hidden)
+    block = reference.decoder.layers[layer].multihead_attn
+    handles += [block.register_forward_pre_hook(ask_for_weights, with_kwargs=True),
+                block.register_forward_hook(edit, with_kwargs=True),
+                reference.encoder.register_forward_hook(
+                    lambda m, a, o: clean_memory.setdefault("memory", o) if state["run"] == "clean" else None)]
+    try:
+        run(clean, "clean")
+        return run(corrupted, "corrupted")
+    finally:
+        for handle in handles:
+            handle.remove()
+
+
+def torch_fraction(model, reference, month_pair, layer, head, routes):
+    clean, corrupted, metric = month_pair
+    logits = {}
+    with torch.no_grad():
+        for name, ids in (("clean", clean), ("corrupted", corrupted)):
+            src, tgt = ids
+            hidden = reference(model.src_embeddings(src), model.tgt_embeddings(tgt), tgt_mask=~causal_mask(tgt.size(1)))
+            logits[name] = model.lm_head(hidden)
+    patched = torch_patched_logits(model, reference, clean, corrupted, layer, head, routes)
+    high, low, value = (metric(dataclasses.make_dataclass("Out", ["logits"])(x)) for x in
+                        (logits["clean"], logits["corrupted"], patched))
+    return ((value - low) / (high - low)).item()
+
+
+def test_head_patching_equals_torch_transformers_with_hooks(double_model, month_pair):
+    ours, reference = head_patching(double_model, *month_pair), torch_reference(double_model)
+    for layer, head in all_heads(double_model):
+        theirs = torch_fraction(double_model, reference, month_pair, layer, head, None)
+        assert abs(ours[layer, head].item() - theirs) < 1e-6, (layer, head)
+    assert ours.abs().max() > 0.1
+
+
+@pytest.mark.parametrize("routes", [("key", "value"), ("key",), ("value",)])
+def test_path_patching_equals_torch_transformers_with_hooks(double_model, month_pair, routes):
+    reference = torch_reference(double_model)
+    for layer, head in [(1, 1), (1, 0), (0, 2)]:
+        ours = path_patching(double_model, layer, head, *month_pair, routes)
+        theirs = torch_fraction(double_model, reference, month_pair, layer, head, routes)
+        assert abs(ours - theirs) < 1e-6, (layer, head)
+
+
 def test_the_translator_writes_every_field_of_held_out_dates(model, examples):
     accuracy = field_accuracy(model, examples, VOCAB)
     assert set(accuracy) == set(FIELDS) and min(accuracy.values()) >= 0.95
