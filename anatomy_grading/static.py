@@ -86,8 +86,8 @@ def defined(statement: ast.AST) -> set[str]:
     return names
 
 
-def words(tree: ast.AST) -> list[str]:
-    """Every identifier, attribute, imported name and string constant of the code."""
+def words(tree: ast.AST, strings: bool = True) -> list[str]:
+    """Every identifier, attribute, imported name and (unless not `strings`) string constant of the code."""
     found: list[str] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Name):
@@ -100,9 +100,31 @@ def words(tree: ast.AST) -> list[str]:
             found += node.name.split(".") + ([node.asname] if node.asname else [])
         elif isinstance(node, ast.ImportFrom) and node.module:
             found += node.module.split(".")
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+        elif strings and isinstance(node, ast.Constant) and isinstance(node.value, str):
             found.append(node.value)
     return found
+
+
+def rules_module(dotted: str):
+    """A homework's own rules (e.g. anatomy.homework.attention_tests.review), loaded from its file:
+    it may import only the standard library (the review's process has no torch)."""
+    import importlib.util
+    path = Path(__file__).resolve().parent.parent.joinpath(*dotted.split(".")).with_suffix(".py")
+    spec = importlib.util.spec_from_file_location(f"_rules_{dotted.replace('.', '_')}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def hits_of(node: ast.AST, rules: dict, extra) -> list[str]:
+    """The forbidden uses in one statement: a rule's words as substrings of any word (homeworks 1, 2),
+    or, with rules["names"], as whole names only (never string constants), plus `extra(source)`."""
+    if rules.get("names"):
+        banned = {f.lower() for f in rules["forbidden"]}
+        found = sorted({w for w in words(node, strings=False) for part in w.split(".") if part.lower() in banned})
+    else:
+        found = sorted({w for w in words(node) for f in rules["forbidden"] if f.lower() in w.lower()})
+    return found + ([what for what, _ in extra(ast.unparse(node))] if extra else [])
 
 
 def dynamic(tree: ast.AST) -> Counter:
@@ -146,13 +168,21 @@ def review(cells: list[str], template: list[str], questions: dict[str, dict]) ->
     if sum(len(c) for c in cells) > LARGE_CODE:
         flags.append(f"the notebook holds {sum(len(c) for c in cells):,} characters of code (data or weights inside?)")
     statements = [(i, node) for i, tree in trees.items() for node in tree.body]
-    zero = {}
+    zero, judged = {}, set()
     for question, rules in questions.items():
+        extra = rules_module(rules["review"]).forbidden if rules.get("review") else None
         for i, node in answer_code(statements, set(rules["symbols"])):
-            hits = sorted({w for w in words(node) for f in rules["forbidden"] if f.lower() in w.lower()})
-            if hits:
-                zero[question] = f"your answer uses {hits[0]} (cell {i}): {rules['why']}, so this question scores 0"
+            judged.add(id(node))
+            if hits := hits_of(node, rules, extra):
+                zero[question] = rules.get("zero", "your answer uses {what} (cell {cell}): {why}, so this question "
+                                           "scores 0").format(what=hits[0], cell=i, why=rules["why"])
+                if rules.get("flag"):
+                    flags.append(f"{question}: cell {i} uses {hits[0]} ({rules['why']})")
                 break
+    for rules in {r["review"]: r for r in questions.values() if r.get("review")}.values():  # outside any answer
+        extra = rules_module(rules["review"]).forbidden
+        flags += [f"cell {i} uses {hit} outside the answers" for i, node in statements if id(node) not in judged
+                  for hit in hits_of(node, rules, extra)[:1]]
     for i, tree in trees.items():
         if hits := sorted(set(words(tree)) & GRADING_INTERNALS):
             flags.append(f"cell {i} refers to {hits[0]} (the grading code)")
