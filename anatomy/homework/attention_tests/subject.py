@@ -1,10 +1,8 @@
-"""The attention pieces homework 3 (notebook 19_homework_attention_tests) asks students to test, as
-one code base in which any one planted bug (a mutant, mutants.py) can be switched on.
-
-Taught in: 03_attention (attention, masks), 04_multi_head_attention, 06_decoder (cross-attention in
-the decoder layer), 11_gpt (the KV cache). `build(bug)` returns the Implementation a student's test
-receives; `build(None)` is the correct one. Masks are boolean, True = may attend. Shapes: B batch,
-H heads, Tq queries, Tk keys, D model width, Dh = D / H.
+"""The attention pieces homework 3 (notebook 19_homework_attention_tests) asks students to test, as one code
+base in which any one planted bug (a mutant, mutants.py) can be switched on. Taught in: 03_attention (attention,
+masks), 04_multi_head_attention, 06_decoder (cross-attention), 11_gpt (the KV cache). `build(bug)` returns the
+Implementation a student's test receives; `build(None)` is the correct one. Masks are boolean, True = may attend.
+Shapes: B batch, H heads, Tq queries, Tk keys, D model width, Dh = D / H.
 """
 from __future__ import annotations
 
@@ -56,7 +54,6 @@ class KVCache:
     """Keys and values (B, H, T, Dh) of the tokens seen so far; `update` appends and returns all."""
 
     _bug: str | None = None  # set on the class build() makes per mutant, never on an instance
-
     def __init__(self) -> None:
         self.keys: torch.Tensor | None = None
         self.values: torch.Tensor | None = None
@@ -80,7 +77,6 @@ class MultiHeadAttention(nn.Module):
     """Four D x D projections (q_proj, k_proj, v_proj, out_proj, with biases), H heads of width D / H."""
 
     _bug: str | None = None  # set on the class build() makes per mutant, never on an instance
-
     def __init__(self, d_model: int, num_heads: int) -> None:
         super().__init__()
         if num_heads < 1 or d_model % num_heads:
@@ -127,8 +123,7 @@ class MultiHeadAttention(nn.Module):
 class DecoderLayer(nn.Module):
     """Post-LN decoder layer: causal self-attention, cross-attention over the encoder's memory, a ReLU MLP."""
 
-    _bug: str | None = None  # set on the class build() makes per mutant, never on an instance
-    _attention: type[MultiHeadAttention] = MultiHeadAttention
+    _bug, _attention = None, MultiHeadAttention  # build() makes a class per mutant: (bug, its attention)
 
     def __init__(self, d_model: int, num_heads: int, d_ff: int) -> None:
         super().__init__()
@@ -152,15 +147,11 @@ class DecoderLayer(nn.Module):
 
 
 def build(bug: str | None = None) -> SimpleNamespace:
-    """The implementation a student's test receives: impl.attention, impl.causal_mask,
-    impl.MultiHeadAttention(d_model, num_heads), impl.DecoderLayer(d_model, num_heads, d_ff), impl.KVCache().
-    The bug lives in closures and on classes made afresh for this call, never on an object a test
-    receives (its __dict__ / __getstate__ / state_dict show the same for every mutant)."""
-    def made(base: type, **extra: object) -> type:
-        return type(base.__name__, (base,), {"_bug": bug, "__qualname__": base.__qualname__,
-                                             "__module__": base.__module__, **extra})
-    heads = made(MultiHeadAttention)
-    layer, cache = made(DecoderLayer, _attention=heads), made(KVCache)
+    """impl.attention, .causal_mask, .MultiHeadAttention(d_model, num_heads), .DecoderLayer(d_model, num_heads,
+    d_ff), .KVCache(); the bug lives in closures and on classes made per call, never on an object a test receives."""
+    made = lambda base, **extra: type(base.__name__, (base,), {"_bug": bug, "__qualname__": base.__qualname__, **extra})
+    heads, cache = made(MultiHeadAttention), made(KVCache)
+    layer = made(DecoderLayer, _attention=heads)
     return SimpleNamespace(
         attention=lambda query, key, value, mask=None: attention(query, key, value, mask, bug),
         causal_mask=lambda num_queries, num_keys=None: causal_mask(num_queries, num_keys, bug),
