@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import json
+import re
 import time
 from pathlib import Path
 
@@ -77,14 +78,15 @@ def grade(notebook: Path, plan_path: Path, slot: int = 0, threads: int = 1, hide
     plan, homework = plans.load(plan_path)
     total = total or TOTAL.get(plan["assignment"], 300.0)
     deadline = time.monotonic() + total
+    language = {"language": language_of(Path(notebook))} if homework.localized else {}
     try:
-        cells, zero, result.flags = review.reviewed(Path(notebook), plan["template"], plans.question_rules(plan, homework))
+        cells, zero, result.flags = review.reviewed(Path(notebook), plan["template"],
+                                                    plans.question_rules(plan, homework, **language))
     except static.NotebookError as error:
         cells, zero = [], {q: f"{error}: every question scores 0" for q in plan["questions"]}
     checks = importlib.import_module(homework.module)
     hidden = hidden_paths([Path(plan_path).parent, Path(notebook).resolve().parent, *hide])
     tests = tests_of(plan)
-    language = {"language": language_of(Path(notebook))} if homework.localized else {}
     for group in homework.groups:  # in each child, every public case before any hidden input reaches it
         group = group if call_timeout is None else dataclasses.replace(group, call_timeout=call_timeout)
         mine = sorted((t for t in tests if t["question"] in group.questions), key=lambda t: t["hidden"])
@@ -101,10 +103,21 @@ def grade(notebook: Path, plan_path: Path, slot: int = 0, threads: int = 1, hide
     return result
 
 
+def child_failed(reason: str, language: str = "en") -> str:
+    """Why a child that failed costs the question, in the submission's language (the child's reasons
+    are connection.py's and runner.py's words)."""
+    if found := re.fullmatch(r"did not finish within (\d+) s", reason):
+        return messages.say("child_timeout", language, seconds=int(found[1]))
+    if found := re.fullmatch(r"ran past the grader's limit of (\d+) s for one notebook", reason):
+        return messages.say("child_notebook_limit", language, seconds=int(found[1]))
+    return messages.say("child_stopped" if reason == "stopped" else "child_failed", language, why=reason)
+
+
 def grade_case(test: dict, zero: dict[str, str], runner: Runner, checks, result: Result, extra: dict | None = None) -> None:
     """One case: its score and output in `test`; a child that fails costs the rest of its question (`zero`).
     A verdict with a `share` (homework 3's PartialCredit) earns that share of the case's points."""
     question, case = test["question"], test["case"]
+    language = (extra or {}).get("language", "en")
     if question in zero:
         test["output"] = zero[question]
         return
@@ -113,11 +126,11 @@ def grade_case(test: dict, zero: dict[str, str], runner: Runner, checks, result:
         args = [session.answer(a["answer"]) if isinstance(a, dict) else a for a in case["args"]]
         verdict = getattr(checks, case["check"]).verdict(*args, **case["kwargs"], **(extra or {}))
     except ChildFailed as failure:
-        zero[question] = test["output"] = f"your code {failure} while this check ran, so this question scores 0"
+        zero[question] = test["output"] = child_failed(str(failure), language)
         runner.close()
         return
     except NameError as error:
-        verdict = Feedback(f"not yet implemented: {error}")
+        verdict = Feedback(messages.say("not_implemented", language, error=error))
     except Exception as error:  # the grader's own failure: 0 for now, and a person looks at it
         result.flags.append(f"{test['name']}: the grader failed ({type(error).__name__}: {str(error)[:200]})")
         test["output"] = "the grader could not check this case; your instructor will look at it"

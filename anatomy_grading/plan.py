@@ -43,11 +43,11 @@ LAYER = {"forbidden": ["TransformerDecoder", "homework", "anatomy_grading"],
 OWN = {"forbidden": ["homework", "anatomy_grading"], "why": "the answer may not use the grading code"}
 DATA = {"forbidden": ["homework", "anatomy_grading", "load_reviews", "sentiment_data", "fetch_reviews"],
         "why": "the run trains on the batches it is handed, never on other review data"}
-SUITE = {"forbidden": ["homework", "anatomy_grading", "subject", "inspect", "getsource", "perf_counter", "monotonic",
-                       "process_time", "timeit", "closure", "_bug", "call_count", "mock", "subprocess", "tempfile",
-                       "shutil", "pathlib", "getpid", "popen", "write_text"],
+SUITE = {"forbidden": ["homework", "anatomy_grading", "subject", "mutants", "mutation", "closure", "_bug",
+                       "getpid", "getstate", "reduce", "reduce_ex"],
          "why": "a test may look only at what the implementation computes, never at which one runs, and may not "
-                "write files or start processes"}
+                "write files or start processes",
+         "names": True, "flag": True, "review": "anatomy.homework.attention_tests.review"}  # whole names; + review.py
 HOMEWORKS = {
     "08_homework_cross_attention": Homework("anatomy.homework.cross_attention", (
         Group("attention", ("q1", "q2", "q3")),
@@ -102,8 +102,15 @@ def load(path: Path) -> tuple[dict, Homework]:
     return plan, HOMEWORKS[plan["assignment"]]
 
 
-def question_rules(plan: dict, homework: Homework) -> dict[str, dict]:
-    """{question: {"symbols": the answers its cases name, "forbidden", "why"}} for static.review."""
-    return {q: homework.rules[q] | {"symbols": sorted({a["answer"] for c in spec["cases"] for a in c["args"]
-                                                       if isinstance(a, dict)})}
+def question_rules(plan: dict, homework: Homework, language: str = "en") -> dict[str, dict]:
+    """{question: {"symbols": the answers its cases name, "forbidden", "why"}} for static.review; a
+    localized homework's reason to score 0 ("why", "zero") in the submission's `language`."""
+    def localized(rules: dict) -> dict:
+        if not homework.localized:
+            return rules
+        from anatomy.homework.messages import say
+        why = say("why_rules", language)
+        return rules | {"why": why, "zero": say("forbidden_answer", language, what="{what}", cell="{cell}", why=why)}
+    return {q: localized(homework.rules[q]) | {"symbols": sorted({a["answer"] for c in spec["cases"] for a in c["args"]
+                                                                  if isinstance(a, dict)})}
             for q, spec in plan["questions"].items()}

@@ -17,6 +17,8 @@ import re
 from collections import Counter
 from pathlib import Path
 
+from anatomy_grading.words import hits_of, rules_module, words
+
 MAX_BYTES, MAX_CODE = 50 << 20, 2_000_000  # a notebook's bytes, its characters of code: no more is reviewed or run
 LARGE_CODE = 200_000  # characters of code that may carry data or weights: flagged
 GRADER_CALL = re.compile(r"\bgrader\s*\.\s*(check|check_all|export|to_pdf|run_plugin)\s*\(")
@@ -86,25 +88,6 @@ def defined(statement: ast.AST) -> set[str]:
     return names
 
 
-def words(tree: ast.AST) -> list[str]:
-    """Every identifier, attribute, imported name and string constant of the code."""
-    found: list[str] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name):
-            found.append(node.id)
-        elif isinstance(node, ast.Attribute):
-            found.append(node.attr)
-        elif isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef)):
-            found.append(node.name)
-        elif isinstance(node, ast.alias):
-            found += node.name.split(".") + ([node.asname] if node.asname else [])
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            found += node.module.split(".")
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-            found.append(node.value)
-    return found
-
-
 def dynamic(tree: ast.AST) -> Counter:
     """The DYNAMIC words of the code; BUILTINS_ONLY ones not as an attribute (model.eval() is not eval)."""
     found = Counter(w for w in words(tree) if w in DYNAMIC)
@@ -146,13 +129,21 @@ def review(cells: list[str], template: list[str], questions: dict[str, dict]) ->
     if sum(len(c) for c in cells) > LARGE_CODE:
         flags.append(f"the notebook holds {sum(len(c) for c in cells):,} characters of code (data or weights inside?)")
     statements = [(i, node) for i, tree in trees.items() for node in tree.body]
-    zero = {}
+    zero, judged = {}, set()
     for question, rules in questions.items():
+        extra = rules_module(rules["review"]).forbidden if rules.get("review") else None
         for i, node in answer_code(statements, set(rules["symbols"])):
-            hits = sorted({w for w in words(node) for f in rules["forbidden"] if f.lower() in w.lower()})
-            if hits:
-                zero[question] = f"your answer uses {hits[0]} (cell {i}): {rules['why']}, so this question scores 0"
+            judged.add(id(node))
+            if hits := hits_of(node, rules, extra):
+                zero[question] = rules.get("zero", "your answer uses {what} (cell {cell}): {why}, so this question "
+                                           "scores 0").format(what=hits[0], cell=i, why=rules["why"])
+                if rules.get("flag"):
+                    flags.append(f"{question}: cell {i} uses {hits[0]} ({rules['why']})")
                 break
+    for rules in {r["review"]: r for r in questions.values() if r.get("review")}.values():  # outside any answer
+        extra = rules_module(rules["review"]).forbidden
+        flags += [f"cell {i} uses {hit} outside the answers" for i, node in statements if id(node) not in judged
+                  for hit in hits_of(node, rules, extra)[:1]]
     for i, tree in trees.items():
         if hits := sorted(set(words(tree)) & GRADING_INTERNALS):
             flags.append(f"cell {i} refers to {hits[0]} (the grading code)")

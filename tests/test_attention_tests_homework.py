@@ -126,8 +126,55 @@ def test_always_failing_suite_scores_zero_and_says_why(tmp_path):
 def test_a_test_that_counts_its_calls_fails_on_a_later_correct_run(tmp_path):
     module, source = write(tmp_path, "import torch\nSEEN = []\n\ndef test_first_call_only(impl):\n    SEEN.append(1)\n"
                                      "    assert len(SEEN) == 1\n\nSUITE = {'q1': [test_first_call_only]}\n")
+    graded = grade(module.SUITE, source)["q1"]  # review.py sees the state kept between runs
+    assert graded.share == 0.0 and "state kept from one run to the next" in graded.lines[0] and graded.flags
+    for seed in range(5):  # unreviewed (the grader's own rules missed it): the run order still costs it
+        tests = {"test_first_call_only": module.test_first_call_only}
+        module.SEEN.clear()
+        graded = mutation.grade_question("q1", list(tests), mutation.in_process(tests), rng=random.Random(seed))
+        assert graded.share == 0.0 and "fails on the correct implementation" in graded.lines[0]
+
+
+RECORD = """import torch
+FIRST = {}
+
+
+def test_same_as_first_run(impl):
+    torch.manual_seed(1)
+    q, k, v = torch.randn(2, 3, 4), torch.randn(2, 5, 4), torch.randn(2, 5, 6)
+    mask = torch.tensor([[True, True, False, False, False], [False] * 5, [True] * 5])  # a padded row too
+    out = impl.attention(q, k, v, mask)[0]
+    FIRST.setdefault("out", out)
+    assert torch.allclose(FIRST["out"], out)
+
+SUITE = {"q1": [test_same_as_first_run]}
+"""
+
+
+def test_record_and_compare_is_refused_and_loses_even_unreviewed(tmp_path):
+    module, source = write(tmp_path, RECORD)
     graded = grade(module.SUITE, source)["q1"]
-    assert graded.share == 0.0 and "fails on the correct implementation" in graded.lines[0]
+    assert graded.share == 0.0 and "state kept from one run to the next" in graded.lines[0] and graded.flags
+    for seed in range(10):  # a real mutant runs first: what it records (every q1 bug changes this output)
+        # fails the correct runs. (A cheat whose first mutant computes what the correct one does still
+        # gains: the grader has no fresh state per run; review.py's refusal is the defence.)
+        module.FIRST.clear()
+        tests = {"test_same_as_first_run": module.test_same_as_first_run}
+        graded = mutation.grade_question("q1", list(tests), mutation.in_process(tests), rng=random.Random(seed))
+        assert graded.share == 0.0 and "fails on the correct implementation" in graded.lines[0], seed
+
+
+def test_no_bug_name_on_what_a_test_receives():
+    """The review's cheat: impl.KVCache().__getstate__() held the mutant's name (review_hw3 item 1)."""
+    def strings(obj) -> set:
+        shown = repr(obj) if isinstance(obj, torch.nn.Module) else type(obj).__qualname__
+        return {v for v in obj.__getstate__().values() if isinstance(v, str)} | {shown}
+    for mutant in MUTANTS:
+        impl, correct = build(mutant.name), build(None)
+        assert strings(impl.KVCache()) == strings(correct.KVCache()), mutant.name
+        assert strings(impl.MultiHeadAttention(8, 2)) == strings(correct.MultiHeadAttention(8, 2)), mutant.name
+        assert strings(impl.DecoderLayer(8, 2, 16)) == strings(correct.DecoderLayer(8, 2, 16)), mutant.name
+        assert type(impl.KVCache()).__name__ == "KVCache"
 
 
 def test_a_hanging_test_costs_its_own_question_only(tmp_path):
@@ -154,10 +201,38 @@ def test_no_tests_and_too_many_tests_score_zero_with_a_message():
     ("def test_x(impl):\n    open('out.txt', 'w').write('x')\n", "`open`"),
     ("import subprocess\n", "import subprocess"),
     ("def test_x(impl):\n    torch.save(impl, 'x.pt')\n", "`.save`"),
+    ("def test_x(impl):\n    assert impl.KVCache().__getstate__()\n", "`.__getstate__`"),
+    ("def test_x(impl, seen=[]):\n    seen.append(1)\n", "state kept"),
+    ("SEEN = {}\ndef test_x(impl):\n    SEEN['a'] = 1\n", "state kept"),
+    ("getattr = getattr\ndef test_x(impl):\n    getattr(impl, 'x')\n", "`getattr`"),
+    ("def test_x(impl):\n    return id(impl)\n", "`id`"),
 ])
 def test_prying_or_side_effects_score_zero_and_are_flagged(source, what):
     graded = mutation.grade_question("q1", ["test_x"], lambda *_: None, source=source)
     assert graded.share == 0.0 and what in graded.lines[0] and graded.flags
+
+
+INNOCENT = """import torch
+
+
+def test_x(impl):
+    xs = [1, 2]
+    xs.remove(1)
+    for time in range(3):
+        pass
+    signal = torch.ones(2)
+    id, Path, patch = 0, 1, signal.sum()
+    cache = impl.KVCache()
+    cache.update(torch.ones(1, 1, 1, 2), torch.ones(1, 1, 1, 2))
+    found = {}
+    found["a"] = signal[id]
+    super().__init__
+"""
+
+
+def test_innocent_names_and_calls_are_not_refused():
+    from anatomy.homework.attention_tests.review import forbidden
+    assert forbidden(INNOCENT) == []
 
 
 def test_a_syntax_error_scores_zero_with_a_message():

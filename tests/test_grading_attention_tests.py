@@ -143,3 +143,82 @@ def test_the_masters_solution_is_the_reference_suite():
     assert len(chunks) == 11 and all(chunk in master for chunk in chunks), [c[:60] for c in chunks if c not in master]
     for question, tests in REFERENCE_LISTS.items():
         assert f"{question}_tests = {tests}" in master
+
+
+CHEATS = '''
+FIRST = {}
+
+
+def test_reads_the_bug(impl):
+    assert not any(isinstance(v, str) and not v.startswith("eq") for v in impl.KVCache().__getstate__().values())
+
+
+def test_record_and_compare(impl):
+    torch.manual_seed(1)
+    q, k, v = torch.randn(2, 3, 4), torch.randn(2, 5, 4), torch.randn(2, 5, 6)
+    out = impl.attention(q, k, v)[0]
+    FIRST.setdefault("out", out)
+    assert torch.allclose(FIRST["out"], out)
+
+
+def test_counts(impl):
+    global CALLS
+    CALLS = 1
+
+
+def test_writes(impl):
+    open("out.txt", "w").write("x")
+
+
+import time
+
+
+def test_times(impl):
+    start = time.time()
+    impl.causal_mask(3)
+    assert time.time() - start < 1
+'''
+
+
+def test_cheats_score_zero_and_are_flagged_by_the_grader(tmp_path):
+    """review_hw3 items 1-3: a test reading the bug off __getstate__, one recording its first run, a
+    global counter, a file write, `import time`: each zeroes its own question and is flagged."""
+    lists = {"q1": "[test_record_and_compare]", "q2": "[test_times]", "q3": "[test_writes]", "q4": "[test_counts]",
+             "q5": "[test_reads_the_bug]"}
+    result = graded(tmp_path, CHEATS, lists)
+    assert scores(result) == dict.fromkeys(QUESTIONS, 0.0), outputs(result)
+    said = outputs(result)
+    assert "state kept from one run to the next" in said["q1"] and "time" in said["q2"] and "open" in said["q3"]
+    assert "global CALLS" in said["q4"] and "__getstate__" in said["q5"]
+    assert all("flagged for your instructor" in line for line in said.values()), said
+    assert {flag.split(":")[0] for flag in result.flags} >= set(QUESTIONS), result.flags
+
+
+HONEST = '''
+def test_weights_monotonic_in_score(impl):
+    """Homework 3: rows sum to one, and a larger score gets a larger weight."""
+    no_bug = torch.tensor([[[1.0, 2.0, 3.0]]])
+    _, w = impl.attention(no_bug, no_bug, no_bug)
+    assert w.shape == (1, 1, 1), "inspect the weights"
+    torch.testing.assert_close(w.sum(-1), torch.ones(1, 1))
+'''
+
+
+def test_honest_words_are_not_refused_by_the_grader(tmp_path):
+    """review_hw3 item 4: "homework" in a docstring, `monotonic` inside a test's name, "inspect" in an
+    assert message, a variable `no_bug`: the reference suite with such a test keeps full marks."""
+    lists = REFERENCE_LISTS | {"q1": REFERENCE_LISTS["q1"][:-1] + ", test_weights_monotonic_in_score]"}
+    result = graded(tmp_path, reference_code() + "\n" + HONEST, lists)
+    assert scores(result) == dict.fromkeys(QUESTIONS, 3.0), outputs(result)
+    assert result.flags == []
+
+
+def test_korean_submission_gets_korean_timeout_and_refusal(tmp_path):
+    """review_hw3 item 5: a Korean-edition notebook's hanging test and forbidden use are told in Korean."""
+    code = reference_code() + "\n\ndef test_hangs(impl):\n    while True:\n        pass\n" + CHEATS
+    lists = REFERENCE_LISTS | {"q1": "[test_hangs]", "q2": "[test_writes]"}
+    result = graded(tmp_path, code, lists, "# 숙제 3: 어텐션 테스트 작성하기\n\n각 문항의 테스트를 작성하세요.")
+    said = outputs(result)
+    assert scores(result)["q1"] == scores(result)["q2"] == 0.0 and scores(result)["q3"] == 3.0, said
+    assert "0점" in said["q1"] and "scores 0" not in said["q1"], said["q1"]
+    assert "0점" in said["q2"] and "강사" in said["q2"] and "scores 0" not in said["q2"], said["q2"]

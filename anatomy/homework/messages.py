@@ -10,6 +10,8 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "cat_scaling": {"en": "a scaling error (the scores' 1/√d)", "ko": "스케일링 오류 (점수의 1/√d)"},
     "cat_masking": {"en": "a masking error", "ko": "마스킹 오류"},
     "cat_padded_rows": {"en": "a masking error in padded rows", "ko": "패딩된 행의 마스킹 오류"},
+    "cat_padded_source": {"en": "padded source tokens (memory_mask) not ignored",
+                          "ko": "패딩된 소스 토큰(memory_mask)을 무시하지 않음"},
     "cat_softmax_axis": {"en": "a softmax over the wrong axis", "ko": "잘못된 축에 대한 소프트맥스"},
     "cat_values": {"en": "an error in what the weights average (the values)", "ko": "가중치가 평균하는 값(value)의 오류"},
     "cat_causal": {"en": "a causal-mask error", "ko": "인과 마스크 오류"},
@@ -21,12 +23,14 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "cat_cross_source": {"en": "cross-attention reading the wrong source", "ko": "잘못된 소스를 읽는 교차 어텐션"},
     "cat_cache": {"en": "a KV-cache error", "ko": "KV 캐시 오류"},
     "cat_equivalent": {"en": "a change that keeps the behaviour", "ko": "동작이 같은 변경"},
-    "score": {"en": "your tests caught {caught} of {total} planted bugs", "ko": "테스트가 심어 둔 버그 {total}개 중 {caught}개를 잡았습니다"},
+    "score": {"en": "your tests caught {caught} of {total} planted bugs", "ko": "심어 둔 버그 {total}개 중 테스트가 {caught}개를 잡았습니다"},
     "survivors": {"en": "not caught: {categories}", "ko": "잡지 못한 버그: {categories}"},
-    "equivalent_failed": {"en": "{count} of your tests' failures were on a correct variant (the same behaviour, written "
-                                "differently): {tests}; each such variant costs a quarter of this question",
+    "equivalent_failed": {"en": "your tests failed {count} correct variant(s) (the same behaviour, written differently): "
+                                "{tests}; each costs a quarter of this question's points; compare floats with a "
+                                "tolerance (torch.testing.assert_close), not equality or allclose's defaults",
                           "ko": "테스트 {tests}가 올바른 변형(동작은 같고 쓰는 방식만 다름)에서 {count}번 실패했습니다. "
-                                "변형 하나마다 이 문항 점수의 4분의 1을 잃습니다"},
+                                "변형 하나마다 이 문항 점수의 4분의 1을 잃습니다. 부동소수점은 같음(==)이나 allclose의 "
+                                "기본값이 아니라 허용 오차(torch.testing.assert_close)로 비교하세요"},
     "correct_fails": {"en": "your test {test} fails on the correct implementation ({why}), so this question scores 0: "
                             "a test that fails everything catches every bug and proves nothing",
                       "ko": "테스트 {test}가 올바른 구현에서 실패하므로 ({why}) 이 문항은 0점입니다. 모든 것을 실패시키는 "
@@ -44,6 +48,29 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "why_detect": {"en": "a test may look only at what the implementation computes, never at which one runs",
                    "ko": "테스트는 구현이 계산한 결과만 볼 수 있으며, 어떤 구현이 실행되는지 알아내려 하면 안 됩니다"},
     "why_side_effects": {"en": "tests may not write files or start processes", "ko": "테스트는 파일을 쓰거나 프로세스를 시작할 수 없습니다"},
+    "forbidden_answer": {"en": "your tests use {what} (cell {cell}): {why}, so this question scores 0 and is flagged "
+                               "for your instructor",
+                         "ko": "테스트가 {what}을(를) 사용하므로 ({cell}번 셀) {why}. 이 문항은 0점이며 강사에게 검토가 "
+                               "요청됩니다"},
+    "why_rules": {"en": "a test may look only at what the implementation computes, never at which one runs, "
+                        "and may not write files or start processes",
+                  "ko": "테스트는 구현이 계산한 결과만 볼 수 있으며, 어떤 구현이 실행되는지 알아내거나 파일을 쓰거나 "
+                        "프로세스를 시작하면 안 됩니다"},
+    "not_a_list": {"en": "the tests must be a list of functions [test_a, test_b, ...], got {got}",
+                   "ko": "테스트는 함수의 리스트 [test_a, test_b, ...]여야 하는데 {got}을(를) 받았습니다"},
+    "not_a_function": {"en": "item {number} of the list is not a function, got {got}",
+                       "ko": "리스트의 {number}번째 항목이 함수가 아니라 {got}입니다"},
+    "not_implemented": {"en": "not yet implemented: {error}", "ko": "아직 구현되지 않았습니다: {error}"},
+    "child_timeout": {"en": "your code did not finish within {seconds} s while this check ran, so this question scores 0",
+                      "ko": "이 검사가 실행되는 동안 코드가 {seconds}초 안에 끝나지 않았으므로 이 문항은 0점입니다"},
+    "child_notebook_limit": {"en": "your code ran past the grader's limit of {seconds} s for one notebook while this "
+                                   "check ran, so this question scores 0",
+                             "ko": "이 검사가 실행되는 동안 코드가 노트북 하나에 주어진 채점 제한 시간 {seconds}초를 "
+                                   "넘겼으므로 이 문항은 0점입니다"},
+    "child_stopped": {"en": "your code stopped while this check ran, so this question scores 0",
+                      "ko": "이 검사가 실행되는 동안 코드가 멈췄으므로(프로세스 종료) 이 문항은 0점입니다"},
+    "child_failed": {"en": "your code {why} while this check ran, so this question scores 0",
+                     "ko": "이 검사가 실행되는 동안 코드가 실패했으므로 ({why}) 이 문항은 0점입니다"},
     "import_error": {"en": "your test cell raised {error} when it ran, so this question scores 0",
                      "ko": "테스트 셀이 실행될 때 {error}를 일으켰으므로 이 문항은 0점입니다"},
 }

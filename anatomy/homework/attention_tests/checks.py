@@ -18,6 +18,7 @@ from anatomy.homework.attention_tests import subject
 from anatomy.homework.attention_tests.mutation import TEST_SECONDS, grade_question, run_one
 from anatomy.homework.attention_tests.mutants import QUESTIONS
 from anatomy.homework.feedback import Feedback
+from anatomy.homework.messages import say
 
 
 class PartialCredit(Feedback):
@@ -28,18 +29,31 @@ class PartialCredit(Feedback):
         self.share = share
 
 
-def names_of(tests: Any) -> dict[str, Any]:
+def names_of(tests: Any, language: str = "en") -> dict[str, Any]:
     """{a name: the test} for a list (or tuple) of test functions, local or the grader's proxies."""
     try:
         items = list(tests)
     except TypeError:
-        raise Feedback(f"the tests must be a list of functions [test_a, test_b, ...], got {type(tests).__name__}") from None
+        raise Feedback(say("not_a_list", language, got=type(tests).__name__)) from None
     named: dict[str, Any] = {}
     for number, test in enumerate(items, 1):
         if not callable(test):
-            raise Feedback(f"item {number} of the list is not a function, got {type(test).__name__}")
+            raise Feedback(say("not_a_function", language, number=number, got=type(test).__name__))
         named[f"{getattr(test, '__name__', 'test')} (#{number})"] = test
     return named
+
+
+def sources(named: dict[str, Any]) -> str:
+    """The local tests' source, for review.forbidden (the grader's proxies: "", its static review did that)."""
+    import inspect
+    import textwrap
+    found = []
+    for test in named.values():
+        try:
+            found.append(textwrap.dedent(inspect.getsource(test)))
+        except (OSError, TypeError):  # a proxy, a builtin or a lambda typed at a prompt
+            pass
+    return "\n\n".join(found)
 
 
 def runner(named: dict[str, Any], seed: int = 0) -> Callable[[str, str | None, float], str | None]:
@@ -66,7 +80,8 @@ def check_tests(tests: Any, question: str = "q1", seed: int = 0, language: str =
     equivalent one (its share then says what they earned); Feedback when they cannot be run."""
     if question not in QUESTIONS:
         raise ValueError(f"question must be one of {sorted(QUESTIONS)}, got {question!r}")
-    named = names_of(tests)
-    graded = grade_question(question, list(named), runner(named, seed), language, test_seconds=test_seconds)
+    named = names_of(tests, language)
+    graded = grade_question(question, list(named), runner(named, seed), language, source=sources(named),
+                            test_seconds=test_seconds)
     if graded.share < 1.0 or len(graded.lines) > 1:
         raise PartialCredit("; ".join(graded.lines), graded.share)

@@ -5,7 +5,8 @@ against each of the question's hidden mutants and every equivalent mutant (mutan
 caught when one test fails (raises) on it. The question's share: caught / its mutants, minus a quarter
 for each equivalent mutant a test fails; 0 when a test fails on the correct implementation, runs past
 its time limit, the question has no tests or too many, or its source does something review.py
-forbids (then it is flagged too). Every test run starts from torch seed 0, so it draws the same
+forbids (then it is flagged too; the trusted grader applies review.py through plan.SUITE). Every
+test run starts from torch seed 0, so it draws the same
 inputs and weights whichever implementation it gets. The feedback names categories, never mutants.
 """
 from __future__ import annotations
@@ -69,9 +70,10 @@ def grade_question(question: str, names: list[str], run: Callable[[str, str | No
                    question_seconds: float = QUESTION_SECONDS, mutants: tuple[Mutant, ...] = MUTANTS,
                    rng: random.Random | None = None) -> Graded:
     """One question: its tests' `names`, `run(name, bug or None, seconds)` -> None (passed) or why it
-    failed ("timeout"), `source` the cells that define them (reviewed first). The correct
-    implementation runs first, last and once in between at random, so that no test can tell it by
-    the order (a test that counts its calls fails on one of them)."""
+    failed ("timeout"), `source` the cells that define them (reviewed first). A real mutant, drawn at
+    random, runs first, then every other trial in random order with the correct implementation among
+    them, and the correct one twice more at the end: no test can tell it by the order (a test that
+    counts its calls, or records its first outputs to compare later ones with, fails on a correct run)."""
     graded = Graded()
     if banned := forbidden(source):
         what, why = banned[0]
@@ -89,10 +91,12 @@ def grade_question(question: str, names: list[str], run: Callable[[str, str | No
         return graded
     rng = rng or random.Random()
     own = [m for m in mutants if m.question == question]
-    trials: list[Mutant | None] = own + [m for m in mutants if m.equivalent]
+    trials: list[Mutant | None] = own + [m for m in mutants if m.equivalent] + [None]  # None: the correct one
     rng.shuffle(trials)  # no order to learn from
-    trials.insert(rng.randrange(len(trials) + 1), None)
-    trials = [None] + trials + [None]  # None: the correct implementation
+    real = [k for k, m in enumerate(trials) if m is not None and not m.equivalent]
+    if real:  # a real bug runs first: a test that records its first outputs and compares later ones fails
+        trials.insert(0, trials.pop(rng.choice(real)))  # on the correct one (review.py also refuses such state)
+    trials = trials + [None, None] if real else [None] + trials + [None]
     deadline = time.monotonic() + question_seconds
     caught, failed_equivalent = set(), []
     for mutant in trials:

@@ -1,10 +1,8 @@
-"""The attention pieces homework 3 (notebook 19_homework_attention_tests) asks students to test, as
-one code base in which any one planted bug (a mutant, mutants.py) can be switched on.
-
-Taught in: 03_attention (attention, masks), 04_multi_head_attention, 06_decoder (cross-attention in
-the decoder layer), 11_gpt (the KV cache). `build(bug)` returns the Implementation a student's test
-receives; `build(None)` is the correct one. Masks are boolean, True = may attend. Shapes: B batch,
-H heads, Tq queries, Tk keys, D model width, Dh = D / H.
+"""The attention pieces homework 3 (notebook 19_homework_attention_tests) asks students to test, as one code
+base in which any one planted bug (a mutant, mutants.py) can be switched on. Taught in: 03_attention (attention,
+masks), 04_multi_head_attention, 06_decoder (cross-attention), 11_gpt (the KV cache). `build(bug)` returns the
+Implementation a student's test receives; `build(None)` is the correct one. Masks are boolean, True = may attend.
+Shapes: B batch, H heads, Tq queries, Tk keys, D model width, Dh = D / H.
 """
 from __future__ import annotations
 
@@ -55,10 +53,10 @@ def attention(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, mask:
 class KVCache:
     """Keys and values (B, H, T, Dh) of the tokens seen so far; `update` appends and returns all."""
 
-    def __init__(self, bug: str | None = None) -> None:
+    _bug: str | None = None  # set on the class build() makes per mutant, never on an instance
+    def __init__(self) -> None:
         self.keys: torch.Tensor | None = None
         self.values: torch.Tensor | None = None
-        self._bug = bug
 
     def __len__(self) -> int:
         return 0 if self.keys is None else self.keys.size(-2)
@@ -78,11 +76,12 @@ class KVCache:
 class MultiHeadAttention(nn.Module):
     """Four D x D projections (q_proj, k_proj, v_proj, out_proj, with biases), H heads of width D / H."""
 
-    def __init__(self, d_model: int, num_heads: int, bug: str | None = None) -> None:
+    _bug: str | None = None  # set on the class build() makes per mutant, never on an instance
+    def __init__(self, d_model: int, num_heads: int) -> None:
         super().__init__()
         if num_heads < 1 or d_model % num_heads:
             raise ValueError(f"d_model ({d_model}) must be a multiple of num_heads, got num_heads={num_heads}")
-        self.num_heads, self.head_dim, self._bug = num_heads, d_model // num_heads, bug
+        self.num_heads, self.head_dim = num_heads, d_model // num_heads
         self.q_proj, self.k_proj, self.v_proj, self.out_proj = (nn.Linear(d_model, d_model) for _ in range(4))
 
     def split(self, x: torch.Tensor) -> torch.Tensor:  # (B, T, D) -> (B, H, T, Dh)
@@ -124,13 +123,14 @@ class MultiHeadAttention(nn.Module):
 class DecoderLayer(nn.Module):
     """Post-LN decoder layer: causal self-attention, cross-attention over the encoder's memory, a ReLU MLP."""
 
-    def __init__(self, d_model: int, num_heads: int, d_ff: int, bug: str | None = None) -> None:
+    _bug, _attention = None, MultiHeadAttention  # build() makes a class per mutant: (bug, its attention)
+
+    def __init__(self, d_model: int, num_heads: int, d_ff: int) -> None:
         super().__init__()
-        self.self_attention = MultiHeadAttention(d_model, num_heads, bug)
-        self.cross_attention = MultiHeadAttention(d_model, num_heads, bug)
+        self.self_attention = self._attention(d_model, num_heads)
+        self.cross_attention = self._attention(d_model, num_heads)
         self.feed_forward = nn.Sequential(nn.Linear(d_model, d_ff), nn.ReLU(), nn.Linear(d_ff, d_model))
         self.norm1, self.norm2, self.norm3 = (nn.LayerNorm(d_model) for _ in range(3))
-        self._bug = bug
 
     def forward(self, x: torch.Tensor, memory: torch.Tensor, memory_mask: torch.Tensor | None = None) -> torch.Tensor:
         """x (B, Tq, D), memory (B, Ts, D), memory_mask (B, Ts) True = a real source token -> (B, Tq, D)."""
@@ -147,11 +147,14 @@ class DecoderLayer(nn.Module):
 
 
 def build(bug: str | None = None) -> SimpleNamespace:
-    """The implementation a student's test receives: impl.attention, impl.causal_mask,
-    impl.MultiHeadAttention(d_model, num_heads), impl.DecoderLayer(d_model, num_heads, d_ff), impl.KVCache()."""
+    """impl.attention, .causal_mask, .MultiHeadAttention(d_model, num_heads), .DecoderLayer(d_model, num_heads,
+    d_ff), .KVCache(); the bug lives in closures and on classes made per call, never on an object a test receives."""
+    made = lambda base, **extra: type(base.__name__, (base,), {"_bug": bug, "__qualname__": base.__qualname__, **extra})
+    heads, cache = made(MultiHeadAttention), made(KVCache)
+    layer = made(DecoderLayer, _attention=heads)
     return SimpleNamespace(
         attention=lambda query, key, value, mask=None: attention(query, key, value, mask, bug),
         causal_mask=lambda num_queries, num_keys=None: causal_mask(num_queries, num_keys, bug),
-        MultiHeadAttention=lambda d_model, num_heads: MultiHeadAttention(d_model, num_heads, bug),
-        DecoderLayer=lambda d_model, num_heads, d_ff: DecoderLayer(d_model, num_heads, d_ff, bug),
-        KVCache=lambda: KVCache(bug))
+        MultiHeadAttention=lambda d_model, num_heads: heads(d_model, num_heads),
+        DecoderLayer=lambda d_model, num_heads, d_ff: layer(d_model, num_heads, d_ff),
+        KVCache=lambda: cache())

@@ -1,0 +1,49 @@
+"""The words of an answer's code that static.py's rules judge: every name (and string constant, for
+homeworks 1 and 2's substring rules), whole names only for homework 3, and a homework's own rules
+module (anatomy.homework.attention_tests.review) loaded by path, without torch.
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+
+def words(tree: ast.AST, strings: bool = True) -> list[str]:
+    """Every identifier, attribute, imported name and (unless not `strings`) string constant of the code."""
+    found: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            found.append(node.id)
+        elif isinstance(node, ast.Attribute):
+            found.append(node.attr)
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef)):
+            found.append(node.name)
+        elif isinstance(node, ast.alias):
+            found += node.name.split(".") + ([node.asname] if node.asname else [])
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found += node.module.split(".")
+        elif strings and isinstance(node, ast.Constant) and isinstance(node.value, str):
+            found.append(node.value)
+    return found
+
+
+def rules_module(dotted: str):
+    """A homework's own rules (e.g. anatomy.homework.attention_tests.review), loaded from its file:
+    it may import only the standard library (the review's process has no torch)."""
+    import importlib.util
+    path = Path(__file__).resolve().parent.parent.joinpath(*dotted.split(".")).with_suffix(".py")
+    spec = importlib.util.spec_from_file_location(f"_rules_{dotted.replace('.', '_')}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def hits_of(node: ast.AST, rules: dict, extra) -> list[str]:
+    """The forbidden uses in one statement: a rule's words as substrings of any word (homeworks 1, 2),
+    or, with rules["names"], as whole names only (never string constants), plus `extra(source)`."""
+    if rules.get("names"):
+        banned = {f.lower() for f in rules["forbidden"]}
+        found = sorted({w for w in words(node, strings=False) for part in w.split(".") if part.lower() in banned})
+    else:
+        found = sorted({w for w in words(node) for f in rules["forbidden"] if f.lower() in w.lower()})
+    return found + ([what for what, _ in extra(ast.unparse(node))] if extra else [])
