@@ -134,7 +134,8 @@
 #   `time`, `timeit`, `id`, `hash`, `vars`, `dir`, `getattr`, `setattr`, `globals`, `locals`, `eval`,
 #   `exec`, `compile`, `__import__`, `importlib`, `builtins`, `traceback`, `mock`, `unittest`, `MagicMock`, `patch`,
 #   `ctypes`, `marshal`, `pickle`, `open`, `os`, `subprocess`, `shutil`, `pathlib`, `Path`, `tempfile`,
-#   `socket`, `multiprocessing`, `threading`, `signal`, `urllib`, `requests`, `pty`; the attributes
+#   `socket`, `multiprocessing`, `threading`, `signal`, `urllib`, `requests`, `pty` (imported or called;
+#   a variable of your own with such a name, as in `for time in range(T)`, is fine); the attributes
 #   `.perf_counter`, `.monotonic`, `.process_time`, `.getsource`, `.call_count`, `.save`, `.system`,
 #   `.popen`, `.write_text`, `.write_bytes`, `.unlink`; any attribute starting with `_` other than
 #   `__init__` and `__name__`; and state a test keeps from one run to the next (a mutable default
