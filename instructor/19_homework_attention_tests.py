@@ -34,20 +34,38 @@
 #
 # Each question's answer is a list of such functions (`q1_tests = [test_rows_sum_to_one, ...]`).
 # **How it is graded.** The grader runs your tests against the correct implementation and against
-# hidden versions of it, each with one bug planted (a *mutant*) of the kind real code has. Your score
-# on a question is the share of its mutants your tests catch (a test fails on them). Three rules:
+# versions of it with one bug planted each (a *mutant*) of the kind real code has. Your score on a
+# question is the share of its mutants your tests catch (a test fails on them). Four rules:
 # - every test must **pass on the correct implementation**, or the question scores 0 (a test that always
 #   fails catches every bug and proves nothing);
-# - some hidden versions are *equivalent*: the code differs but the behaviour does not (a reordered
-#   computation, another construction of the same mask). A test that fails one of them checks something
-#   the specification leaves open, such as the last float digit; each costs a quarter of the question;
-# - a test may look only at what the implementation computes: tests that read its source, time it,
-#   count its calls, write files or start processes score 0 and are flagged. Each run of a test has
-#   2 seconds; at most 25 tests per question.
+# - some versions are *equivalent*: the code differs but the behaviour does not. A test that fails one
+#   of them checks something the specification leaves open, and each costs a quarter of the question.
+#   Most are bit-identical to the correct code; the one a test can fail scales the query by 1/√Dh
+#   before the product instead of the scores after it, which changes the last float digits when √Dh is
+#   not a power of two: compare with a tolerance, never with `==`;
+# - a test may look only at what the implementation computes, never at *which* one runs, and may not
+#   reach outside itself. The review reads your test cells before anything runs; a question whose tests
+#   use any of these names scores 0 and is flagged for your instructor: `inspect`, `dis`, `gc`, `sys`,
+#   `time`, `timeit`, `id`, `hash`, `vars`, `dir`, `getattr`, `setattr`, `globals`, `locals`, `eval`,
+#   `exec`, `compile`, `__import__`, `importlib`, `builtins`, `traceback`, `mock`, `unittest`, `MagicMock`, `patch`,
+#   `ctypes`, `marshal`, `pickle`, `open`, `os`, `subprocess`, `shutil`, `pathlib`, `Path`, `tempfile`,
+#   `socket`, `multiprocessing`, `threading`, `signal`, `urllib`, `requests`, `pty` (imported or called;
+#   a variable of your own with such a name, as in `for time in range(T)`, is fine); the attributes
+#   `.perf_counter`, `.monotonic`, `.process_time`, `.getsource`, `.call_count`, `.save`, `.system`,
+#   `.popen`, `.write_text`, `.write_bytes`, `.unlink`; any attribute starting with `_` other than
+#   `__init__` and `__name__`; and state a test keeps from one run to the next (a mutable default
+#   argument, a list or dict outside the test that it changes). Call `impl.attention(...)`, never
+#   `getattr(impl, "attention")`;
+# - time: each run of a test has 2 seconds and each question 40 seconds in all, and every test runs
+#   once per mutant, once per equivalent version and three times on the correct code (16 runs in
+#   question 1: 9 mutants, 4 equivalent versions, 3 correct); at most 25 tests per question.
 #
-# The feedback names the *kind* of bug your tests missed ("a scaling error", "a masking error"), never
-# the code. The check cell after each question grades your list in your notebook, as the grader will;
-# the hidden test runs the same tests with another random seed, so do not rely on lucky numbers.
+# Half of each question's points come from the check cell after it (seed 0), half from a hidden check
+# that runs the same tests with another random seed, so do not rely on lucky numbers. The check cell
+# runs the same source review and the same mutants in your notebook as the grader does. The feedback
+# names the *kind* of bug your tests missed ("a scaling error", "a masking error"). The mutants are not
+# secret: the `hw` package this notebook imports holds them for practice (`hw.MUTANTS` names them,
+# `hw.build("no_scale")` builds one); the grade comes from the grader's own run of your notebook.
 #
 # | question | what your tests must hold | points | time |
 # |---|---|---|---|
@@ -57,8 +75,8 @@
 # | 4 | `DecoderLayer(D, H, d_ff)`: causal self-attention, cross-attention over the source | 3 | 25 min |
 # | 5 | `KVCache`: generating with a cache equals attending without one | 3 | 20 min |
 #
-# Expected time: about 2 hours for a student who has done notebooks 03, 04, 06 and 11. Grading one
-# notebook takes about 10 s.
+# Expected time (an estimate, not yet measured on students): about 2 hours for a student who has done
+# notebooks 03, 04, 06 and 11. Grading one notebook takes about 10 s.
 #
 # ## Learning objectives
 # 1. Test a numerical function against a reference nobody here wrote (`F.scaled_dot_product_attention`,
@@ -148,8 +166,9 @@ impl = hw.build(None)  # the correct implementation: try your tests on it while 
 # *Hints.* `F.scaled_dot_product_attention(q, k, v, attn_mask=mask)` is PyTorch's reference (its boolean
 # mask also means True = may attend) and returns the output only; recompute the weights yourself.
 # Use more keys than queries and a value width unlike the key width: bugs that are invisible on square
-# inputs are not invisible there. A row with every key masked is undefined for PyTorch (NaN), so test it
-# with properties.
+# inputs are not invisible there. For a row with every key masked, `F.scaled_dot_product_attention`
+# (in recent PyTorch, the series' own included) returns a zero row, as the specification above asks,
+# so you can compare it directly; `nn.MultiheadAttention` returns NaN there instead.
 
 # %% [raw]
 # # BEGIN SOLUTION
@@ -271,9 +290,11 @@ hw.check_tests(q2_tests, question="q2", seed=12)
 # num_heads)`: splitting into heads, the projections, the scaling inside each head.
 #
 # *Hints.* `nn.MultiheadAttention(D, H, batch_first=True)` computes the same function: copy the four
-# projections' weights into it (its `in_proj_weight` is the query, key and value weights stacked, in that
-# order) and compare outputs and per-head weights (`average_attn_weights=False`). Use a query of another
-# length than the key, as in cross-attention.
+# projections' weights **and biases** into it (its `in_proj_weight` and `in_proj_bias` are the query, key
+# and value weights and biases stacked, in that order; `out_proj.weight`, `out_proj.bias`) and compare
+# outputs and per-head weights (`average_attn_weights=False`). Use a query of another length than the key,
+# as in cross-attention. Its boolean `attn_mask` and `key_padding_mask` mean the opposite of ours: True =
+# may **not** attend, so pass `~mask`.
 
 # %% [raw]
 # # BEGIN SOLUTION
@@ -468,16 +489,17 @@ hw.check_tests(q5_tests, question="q5", seed=15)
 #   with a tolerance: correct code may sum in another order.
 # - Where no reference exists, test a property: zero weight on masked keys, the past unchanged when the
 #   future changes, padded source tokens without effect, cached equal to uncached.
-# - Inputs decide what a test can see: square inputs hide a transposed mask and a scale by the wrong
-#   length; more keys than queries, unequal widths and a fully masked row expose them.
+# - Inputs decide what a test can see: with as many queries as keys a causal mask without its offset
+#   is right, and a scale by √Tk is right when Tk equals the key width; more keys than queries, unequal
+#   widths and a fully masked row expose such bugs.
 # - A test must pass on correct code: one that always fails "catches" everything and proves nothing.
 #
 # ## Exercises
-# 1. Grade the example test `test_rows_sum_to_one` alone as question 1's answer
-#    (`hw.check_tests.feedback([test_rows_sum_to_one], question="q1")`). Which kinds of bug survive,
-#    and why does that property catch none of the masking errors? *Hint:* a softmax over any set of
-#    scores sums to one; the mask only changes which scores.
-# 2. Write a test of permutation equivariance: permuting the keys and values together (the same
+# 1. Paste the example test `test_rows_sum_to_one` from the top of this notebook into a code cell and
+#    grade it alone as question 1's answer (`hw.check_tests.feedback([test_rows_sum_to_one],
+#    question="q1")`). Which kinds of bug survive, and which input does this test never give, so that
+#    no masking error can show? *Hint:* look at the arguments of its `impl.attention` call.
+# 2. Write a test of permutation invariance: permuting the keys and values together (the same
 #    permutation) must leave `attention`'s output unchanged. Which q1 bugs does it catch on its own?
 #    *Hint:* `perm = torch.randperm(Tk)`, then `k[:, perm]`, `v[:, perm]`; grade it as in exercise 1.
 #
@@ -495,7 +517,7 @@ hw.check_tests(q5_tests, question="q5", seed=15)
 #
 # ## 핵심 요약
 # - 테스트의 가치는 잡아내는 버그로 잰다. 모양만 확인하는 테스트는 뮤턴트 대부분을 놓친다.
-# - 아무도 여기서 쓰지 않은 참조 구현(`F.scaled_dot_product_attention`, `nn.MultiheadAttention`)과 허용 오차로 비교한다.
+# - 이 강의에서 직접 만들지 않은 참조 구현(`F.scaled_dot_product_attention`, `nn.MultiheadAttention`)과 허용 오차로 비교한다.
 # - 참조 구현이 없으면 성질을 확인한다. 마스크된 키의 가중치는 0이고, 미래를 바꿔도 과거는 그대로이며, 캐시를 쓰든 안 쓰든 결과가 같다.
 # - 쿼리보다 많은 키, 서로 다른 너비, 전부 마스크된 행 같은 입력이 정사각 입력에서 숨는 버그를 드러낸다.
 # - 테스트는 올바른 코드에서 통과해야 한다. 늘 실패하는 테스트는 아무것도 증명하지 못한다.
