@@ -56,7 +56,7 @@
 #   `__init__` and `__name__`; and state a test keeps from one run to the next (a mutable default
 #   argument, a list or dict outside the test that it changes). Call `impl.attention(...)`, never
 #   `getattr(impl, "attention")`;
-# - time: each run of a test has 2 seconds and each question 40 seconds in all, and every test runs
+# - time: each run of a test has 10 seconds and each question 40 seconds in all, and every test runs
 #   once per mutant, once per equivalent version and three times on the correct code (16 runs in
 #   question 1: 9 mutants, 4 equivalent versions, 3 correct); at most 25 tests per question.
 #

@@ -30,7 +30,8 @@ from anatomy.tasks.training import warmup_then_decay, token_cross_entropy, Train
 LAZY = (dict.fromkeys(("pretraining_texts", "SentenceTokenizer", "train_tokenizer", "pretraining_sequences",
                    "small_bert_config", "MaskedBatch", "masked_batches", "masked_lm_loss", "pretrain",
                    "unigram_entropy", "blank_log_probs", "fill_in_blank"), "mlm_pretraining")
-        | dict.fromkeys(("classifier_from", "fine_tuned_accuracy", "compare", "paired_gain", "gain_over_random"),
+        | dict.fromkeys(("classifier_from", "fine_tuned_accuracy", "recipe_for", "tune_recipe", "payoff", "paired_gain",
+                         "gain_over_random"),
                    "pretraining_payoff"))  # name -> its module
 
 
