@@ -146,7 +146,7 @@ assert torch.allclose(torch.softmax(50 * scores, dim=0), hard, atol=1e-4)
 # ### The key-value store analogy
 # A Python `dict` is, conceptually, hard attention over exact-match keys: compare the query with every
 # key, give the one that matches weight 1 and the others 0, and return that key's value. (A real `dict`
-# compares with no list of keys: it hashes the query and looks in one slot.) The analogy breaks at a
+# compares with no list of keys: it hashes the query and usually looks in one slot.) The analogy breaks at a
 # missing key: the dict raises `KeyError`, while attention still returns an average.
 
 
@@ -223,8 +223,9 @@ print("lengths |q| of the five tokens:", [round(length, 2) for length in embeddi
 # %% [markdown]
 # Here each row's largest weight is on the diagonal. With q = k the diagonal score is q·q = |q|², which
 # usually, but not always, beats q·k: by Cauchy–Schwarz q·k ≤ |q||k|, which exceeds |q|² when the key
-# is longer than the query. These five embeddings have similar lengths (0.92 to 1.27), so each token
-# matches itself best. But
+# is longer than the query. Here each token matches itself best because different tokens' embeddings
+# are nearly orthogonal (off-diagonal scores ≈ 0), and the lengths (0.92 to 1.27) are too close to
+# overturn that. But
 # these raw embeddings give scores close to 0, so the softmax spreads the weight almost evenly (about
 # 1/5 each for five tokens) and the plot looks nearly flat. Learned query and
 # key projections (notebook 04) break this symmetry. `anatomy.attention_heatmap` draws every

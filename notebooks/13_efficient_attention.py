@@ -321,8 +321,9 @@ plt.show()
 # m_z(x) > 0 there, so the penalty pulls z down until the needed key sits at the far end of the ramp.
 # In the paper's language models most heads settled on short spans and a few on thousands of tokens,
 # and the keys beyond the layer's largest z + R were never computed, which is where the savings come
-# from. (The authors' code, `adaptive_span.py`, trims the keys to the layer's largest span, rounded to a
-# multiple of 64; a head with a shorter span still computes the keys up to there, then masks them.)
+# from. (The authors' code, `adaptive_span.py`, trims the keys beyond the layer's largest span: the part
+# cut off is rounded down to a multiple of 64, so a little more than the largest z + R is kept; a head
+# with a shorter span still computes the keys up to there, then masks them.)
 
 # %% [markdown]
 # ## 4. Persistent memory: the feed-forward layer was attention all along
@@ -428,8 +429,8 @@ for width, heads, inner in [(64, 4, 256), (384, 12, 1536)]:
 # halves' scores, and the best k full keys can only use half-keys that are in the top k of their
 # own half. So: top k in each half (2n scores), the k × k sums, the top k of those. Exact. Counted as
 # scores (below), the k² sums outnumber the 2√N sub-key scores up to about 262k keys (2√N = k² at
-# N = 262,144 for k = 32), and are a third of them at a million; but each sum is a single addition,
-# against a dot product of half the query's width for each sub-key score.
+# N = 262,144 for k = 32), and at a million are half as many (a third of all 3,072 scores); but each
+# sum is a single addition, against a dot product of half the query's width for each sub-key score.
 
 # %%
 def draft_product_top_k(query, sub_keys_1, sub_keys_2, k):
