@@ -387,7 +387,8 @@ for text in blanks:
 # (" the", " is", " a") in English sentences, Korean particles (의, 에, 이) in the Korean one. That is
 # what a training loss of 5.7 nats means: clearly better than word frequencies alone, far from knowing which word fits. A
 # model of a million parameters that has read half a million tokens has learnt which language it is in
-# and what is frequent where, not meaning. Still, it gives the true answers more probability than before:
+# and what is frequent where, not meaning. Still, on average over the five blanks, it gives the true answers
+# more probability than before:
 
 # %%
 answers = [" good", " films", " number", " exist", "공화국"]  # the hidden token in each sentence above
@@ -428,8 +429,8 @@ assert abs(centre) < half  # five blanks this varied cannot tell context from fr
 #   kept out of pre-training: if we fine-tuned on the training split, the labels would come with sentences
 #   pre-training already read, and fine-tuning alone would get much of what pre-training got from them.
 # - **Few labels: 100, 250, 500 and 1,000** (the first n validation sentences). Pre-training is supposed
-#   to matter most where labels are scarce (Howard & Ruder 2018: ULMFiT with 100 labels matched training
-#   from scratch on 100 times as many), so that is where we look.
+#   to matter most where labels are scarce (Howard & Ruder 2018: on IMDb, ULMFiT with 100 labels, its
+#   language model fine-tuned on 50,000 unlabelled reviews, matched training from scratch on 100 times as many), so that is where we look.
 # - **Each arm its own recipe.** A random start and a pre-trained one do not want the same learning rate
 #   or length. Each arm tries the same four recipes (learning rate 5e-4 or 2e-3, 40 or 120 optimiser steps of
 #   32 sentences), with 250 labels and two seeds, scored on the last 1,000 sentences of the training split
@@ -499,7 +500,7 @@ print(f"live run, seed 0: {live_accuracy:.1%} (committed: {committed:.1%})")
 assert abs(live_accuracy - committed) < 0.03, (live_accuracy, committed)
 
 # %% [markdown]
-# **What the numbers say.** Here, pre-training does **not** pay, at any of the four numbers of labels, and we
+# **What the numbers say.** Here, pre-training shows **no payoff** at any of the four numbers of labels, and we
 # say so.
 # - Both arms chose 120 steps, the longest trial offered, so the 2 × 2 grid may not have reached either
 #   arm's best recipe. The random start chose the higher learning rate, `2e-3`; the pre-trained one
@@ -513,9 +514,10 @@ assert abs(live_accuracy - committed) < 0.03, (live_accuracy, committed)
 #   a classifier with few labels is small, if anything.
 #
 # Why, when ULMFiT's pre-training paid most where labels were scarce (Howard & Ruder 2018: with 100
-# labels it matched training from scratch on 100 times as many; pre-training was "most useful for small
-# and medium-sized datasets")? Neither arm learns much from 1,000 labels or fewer: both stay near chance
-# (52.5 % and 53.6 % at 100). The labelled sentences are new to
+# labels, its language model fine-tuned on 50,000 unlabelled reviews, it matched training from scratch on 100
+# times as many; pre-training was "most useful for small
+# and medium-sized datasets")? Neither arm learns much from so few labels: at 100 both stay near chance
+# (52.5 % and 53.6 %), and at 1,000 they reach only 63.3 % and 60.6 %. The labelled sentences are new to
 # pre-training here, and the random start had a recipe tuned like the pre-trained one's, so neither
 # leaked labels nor a handicapped baseline explains it. The likeliest remaining cause is **scale**: half a million tokens
 # and 1,400 steps taught this encoder word frequencies and a little context (section 5: at most about
@@ -543,7 +545,7 @@ assert abs(live_accuracy - committed) < 0.03, (live_accuracy, committed)
 #
 # ## Exercises
 # 1. Read the recipe trials: `comparison["tuning"]` holds, for each arm, its four trials (learning rate, steps)
-#    and their accuracy on the held-out sentences with the two tuning seeds. Which recipe did each arm
+#    and their accuracy on the last 1,000 sentences of the training split with the two tuning seeds. Which recipe did each arm
 #    choose, and how far apart were its best and worst trials? Had the random arm been given the
 #    pre-trained arm's recipe, what would the gain of section 7 measure besides pre-training?
 #    *Hint:* average each trial's two accuracies, arm by arm; then reread the paragraph on 09's random arm.
@@ -557,7 +559,7 @@ assert abs(live_accuracy - committed) < 0.03, (live_accuracy, committed)
 # 4. Fill in a Korean blank of your own, e.g. `"국회는 법률을 [MASK]한다."`. Why are the guesses poorer than in English?
 #    *Hint:* compare `len(texts["korean"])` with the English parts, and count the tokens of a Korean word with `tokenizer.bpe.tokenize`.
 # 5. Fine-tune both arms on the 1,000 labelled sentences with the learning rate 09 used for MiniLM, 1e-4,
-#    for 120 steps, and score them on the 1,000 held-out training sentences section 7 tuned on. Which arm's
+#    for 120 steps, and score them on the last 1,000 sentences of the training split, which section 7 tuned on. Which arm's
 #    training loss falls faster, and where does each end? *Hint:* `classifier_from(model.config, encoder_state,
 #    seed=0)` from `anatomy.tasks.pretraining_payoff` (pass `None` for random weights), then
 #    `anatomy.tasks.sentiment.fine_tune(classifier, tokenizer, pool.subset(1000), recipe_for(1e-4, 120, 1000))`;
@@ -587,7 +589,7 @@ assert abs(live_accuracy - committed) < 0.03, (live_accuracy, committed)
 # - 사전 학습이 읽지 않은 문장 100~1,000개의 레이블로, 조건마다 같은 후보 레시피 네 가지에서 고른 레시피와 시드 여덟 개로 재 보면, 이 사전 학습은 어느 레이블 수에서도 차이를 보이지 못했다(레이블 100개에서 +1.1 ± 1.9%p, 1,000개에서 −2.7 ± 4.4%p). 사전 학습은 텍스트가 많을 때 효과가 있다고 알려져 있지만, 이 규모에서는 보이지 않았다.
 #
 # ## References
-# - Howard & Ruder, "Universal Language Model Fine-tuning for Text Classification" (ULMFiT, ACL 2018): with 100 labels as good as training from scratch on 100 times as many (section 5); pre-training "most useful for small and medium-sized datasets" (Table 4).
+# - Howard & Ruder, "Universal Language Model Fine-tuning for Text Classification" (ULMFiT, ACL 2018): with 100 labels, and its language model fine-tuned on 50,000 unlabelled IMDb reviews, as good as training from scratch on 100 times as many (section 5); pre-training "most useful for small and medium-sized datasets" (Table 4).
 # - Devlin, Chang, Lee, Toutanova, "BERT: Pre-training of Deep Bidirectional Transformers for Language Understanding" (NAACL 2019): masked LM, 15 % and 80/10/10 (section 3.1, appendix A.1).
 # - Liu et al., "RoBERTa: A Robustly Optimized BERT Pretraining Approach" (2019): dynamic masking, no next-sentence prediction.
 # - Sennrich, Haddow, Birch, "Neural Machine Translation of Rare Words with Subword Units" (ACL 2016): BPE.

@@ -303,7 +303,7 @@ assert gains[labels[7]] > 0.8 * gain and gains[labels[8]] < gains[labels[4]]  # 
 # its second layer, whatever its heads do. The control ("another head") is in layer 0. So the test of
 # *specific* heads is in layer 0: removing the previous-token heads costs most of the gain, although
 # they only look one token back, never at the earlier copy, while removing the layer-0 head with the
-# lowest previous-token score costs nothing. The last head of layer 0, head 1 (previous-token score 0.24),
+# lowest previous-token score costs nothing. The remaining layer-0 head, head 1 (previous-token score 0.24),
 # costs nothing alone either (3.29 nats), but removed together with the previous-token heads it takes the
 # gain from 0.73 to 0.31 nats: a weak previous-token head, which carries part of what remains once the
 # strong ones are gone. A control inside layer 1 would need a model whose layer 1 has heads that are not
@@ -478,7 +478,7 @@ assert moved[0].abs() < 0.1 and moved[1].abs() < 0.1 and moved[2] > 0.5  # layer
 # run the other way round (the cell after the figure) settles it: pasted into the clean run, the
 # corrupted stream after decoder layer 0 and the corrupted output of layer 0's cross-attention move the
 # answer 0.01 each, layer 1's cross-attention 0.97. Layer 0's cross-attention does not yet bring the
-# month in; layer 1's does.
+# month in at the position that writes it; layer 1's does.
 #
 # **Checked against the reference**: one patching result, the same patch made by a forward hook on
 # Hugging Face's GPT-2 block (its own output, recorded on the clean run and pasted into the corrupted one).
@@ -517,7 +517,7 @@ print(f"patching blocks.1.resid_post at position 2 restores {ours:.3f} of the di
 # - Weights show where a head looks; ablation shows what the model needs. Without layer 1's attention (all
 #   four of its heads are induction heads) the model gains nothing from having seen the sequence; without
 #   layer 0's previous-token heads it loses most of the gain, without the layer-0 head of lowest
-#   previous-token score nothing, and without layer 0's last head (a weak previous-token head) alone nothing
+#   previous-token score nothing, and without the remaining layer-0 head (a weak previous-token head) alone nothing
 #   either, though it carries part of what remains once the previous-token heads are gone. Editing
 #   layer 1's keys alone shows that it is the keys that need the previous-token heads: K-composition.
 # - One of several parallel heads costs little when removed: redundancy, not the "backup heads" of larger
