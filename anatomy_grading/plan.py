@@ -43,8 +43,7 @@ LAYER = {"forbidden": ["TransformerDecoder", "homework", "anatomy_grading"],
 OWN = {"forbidden": ["homework", "anatomy_grading"], "why": "the answer may not use the grading code"}
 DATA = {"forbidden": ["homework", "anatomy_grading", "load_reviews", "sentiment_data", "fetch_reviews"],
         "why": "the run trains on the batches it is handed, never on other review data"}
-SUITE = {"forbidden": ["homework", "anatomy_grading", "subject", "mutants", "mutation", "closure", "_bug",
-                       "getpid", "getstate", "reduce", "reduce_ex"],
+SUITE = {"forbidden": ["homework", "anatomy_grading", "mutants", "mutation", "closure", "_bug", "getpid", "getstate"],
          "why": "a test may look only at what the implementation computes, never at which one runs, and may not "
                 "write files or start processes",
          "names": True, "flag": True, "review": "anatomy.homework.attention_tests.review"}  # whole names; + review.py

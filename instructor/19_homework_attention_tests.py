@@ -55,14 +55,17 @@
 #   `.popen`, `.write_text`, `.write_bytes`, `.unlink`; any attribute starting with `_` other than
 #   `__init__` and `__name__`; and state a test keeps from one run to the next (a mutable default
 #   argument, a list or dict outside the test that it changes). Call `impl.attention(...)`, never
-#   `getattr(impl, "attention")`;
+#   `getattr(impl, "attention")`. The grader also refuses these names anywhere in your answer's code,
+#   helpers included: `homework`, `anatomy_grading`, `mutants`, `mutation`, `closure`, `_bug`, `getpid`,
+#   `getstate`;
 # - time: each run of a test has 10 seconds and each question 40 seconds in all, and every test runs
 #   once per mutant, once per equivalent version and three times on the correct code (16 runs in
 #   question 1: 9 mutants, 4 equivalent versions, 3 correct); at most 25 tests per question.
 #
 # Half of each question's points come from the check cell after it (seed 0), half from a hidden check
 # that runs the same tests with another random seed, so do not rely on lucky numbers. The check cell
-# runs the same source review and the same mutants in your notebook as the grader does. The feedback
+# runs the same mutants and the same review of your test functions in your notebook; the grader also
+# reviews the helper functions your tests call, and refuses the names above anywhere. The feedback
 # names the *kind* of bug your tests missed ("a scaling error", "a masking error"). The mutants are not
 # secret: the `hw` package this notebook imports holds them for practice (`hw.MUTANTS` names them,
 # `hw.build("no_scale")` builds one); the grade comes from the grader's own run of your notebook.

@@ -227,6 +227,7 @@ def test_x(impl):
     found = {}
     found["a"] = signal[id]
     super().__init__
+    assert torch.allclose(torch.add(signal, 0), signal)  # a STATE-named method on an imported module: arithmetic
 """
 
 

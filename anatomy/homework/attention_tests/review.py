@@ -35,6 +35,8 @@ def forbidden(source: str) -> list[tuple[str, str]]:
               for a in n.posonlyargs + n.args + n.kwonlyargs + [n.vararg, n.kwarg] if a is not None}
     called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}  # a called name counts, bound or not
     bound |= {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    imported = {(a.asname or a.name).split(".")[0] for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
+                for a in n.names}  # torch, F, nn: torch.add(x, 1) is arithmetic, not a kept container
 
     def note(name: str, what: str) -> None:
         root = name.split(".")[0]
@@ -61,13 +63,14 @@ def forbidden(source: str) -> list[tuple[str, str]]:
             elif node.attr in ATTRIBUTES:
                 found.append((f"`.{node.attr}`", ATTRIBUTES[node.attr]))
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            found += [(f"`{what}` (state kept from one run to the next)", "why_detect") for what in kept(node)]
+            found += [(f"`{what}` (state kept from one run to the next)", "why_detect") for what in kept(node, imported)]
     return list(dict.fromkeys(found))
 
 
-def kept(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+def kept(function: ast.FunctionDef | ast.AsyncFunctionDef, imported: set[str] = frozenset()) -> list[str]:
     """What `function` keeps between its calls: a mutable default argument, or a container it did not
-    create itself but changes (SEEN.append(out), FIRST[key] = out): record-and-compare across runs."""
+    create itself but changes (SEEN.append(out), FIRST[key] = out): record-and-compare across runs.
+    A method called straight on an `imported` module (torch.add(x, 1)) is no container."""
     own = {n.id for n in ast.walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     own |= {a.arg for a in function.args.posonlyargs + function.args.args + function.args.kwonlyargs}
     found = [f"{function.name}(... = {ast.unparse(d)})" for d in function.args.defaults + function.args.kw_defaults
@@ -75,7 +78,8 @@ def kept(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
     for node in ast.walk(function):
         target = None
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in STATE:
-            target = node.func.value
+            receiver = node.func.value
+            target = None if isinstance(receiver, ast.Name) and receiver.id in imported else receiver
         elif isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, (ast.Store, ast.Del)):
             target = node.value
         while isinstance(target, (ast.Subscript, ast.Attribute)):
