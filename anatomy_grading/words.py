@@ -5,6 +5,7 @@ module (anatomy.homework.attention_tests.review) loaded by path, without torch.
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 
@@ -27,9 +28,10 @@ def words(tree: ast.AST, strings: bool = True) -> list[str]:
     return found
 
 
+@functools.lru_cache(maxsize=None)
 def rules_module(dotted: str):
-    """A homework's own rules (e.g. anatomy.homework.attention_tests.review), loaded from its file:
-    it may import only the standard library (the review's process has no torch)."""
+    """A homework's own rules (e.g. anatomy.homework.attention_tests.review), loaded from its file once
+    per process: it may import only the standard library (the review's process has no torch)."""
     import importlib.util
     path = Path(__file__).resolve().parent.parent.joinpath(*dotted.split(".")).with_suffix(".py")
     spec = importlib.util.spec_from_file_location(f"_rules_{dotted.replace('.', '_')}", path)

@@ -16,7 +16,7 @@ import torch
 from torch import nn
 
 from anatomy.checks import check_integer, check_type
-from anatomy.interpret.cross_attention import FIELDS, check_field, check_heads, check_run
+from anatomy.interpret.cross_attention import FIELDS, all_heads, check_field, check_run
 from anatomy.interpret.hooks import Edit, Hooks
 from anatomy.interpret.patching import Metric, check_pair, logit_difference
 from anatomy.tasks.dates import CharVocabulary, make_batch
@@ -89,7 +89,7 @@ def head_patching(model: nn.Module, clean: tuple, corrupted: tuple, metric: Metr
     with Hooks(model, record=names) as cache:
         model(*clean)
     grid = torch.zeros(len(names), model.config.num_attention_heads)
-    for layer, head in check_heads(model, [(l, h) for l in range(grid.size(0)) for h in range(grid.size(1))]):
+    for layer, head in all_heads(model):
         with Hooks(model, edit={names[layer]: patch_heads(names[layer], cache[names[layer]], [head])}):
             grid[layer, head] = (metric(model(*corrupted)) - low) / (high - low)
     return grid
