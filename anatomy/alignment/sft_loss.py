@@ -8,9 +8,9 @@ against trl's SFTTrainer with assistant_only_loss=True on one batch.
 from __future__ import annotations
 
 import torch
-import torch.nn.functional as F
 
 from anatomy.checks import check_integer, check_tensor, check_vocabulary_ids
+from anatomy.tasks.training import token_cross_entropy
 
 IGNORE_INDEX = -100
 
@@ -38,8 +38,7 @@ def sft_loss(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     if not (targets != IGNORE_INDEX).any():
         raise ValueError("labels hold no trained token after the first position (all are IGNORE_INDEX): "
                          "the batch has no assistant answer to learn; check the assistant mask")
-    return F.cross_entropy(logits[:, :-1].reshape(-1, logits.size(-1)).float(), targets.reshape(-1),
-                           ignore_index=IGNORE_INDEX)
+    return token_cross_entropy(logits[:, :-1].float(), targets, IGNORE_INDEX)  # the series' token loss, shifted by one
 
 
 def chat_batch(encoded: list[tuple[list[int], list[bool]]], pad_id: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
