@@ -378,7 +378,7 @@ for name, jamo in [("syllable", False), ("jamo", True)]:
 
 # %% [markdown]
 # And the course's two sentences (Korean sentiment data: "난 너를 좋아해" positive, "난 너를 싫어해"
-# negative). Neither 좋 nor 싫 occurs once in the constitution or the bills.
+# negative). Neither 좋, 싫 nor 너 occurs even once in the constitution or the bills.
 
 # %%
 for sentence in ["난 너를 좋아해", "난 너를 싫어해"]:
@@ -436,7 +436,7 @@ for text in ["Tokenization isn't trivial!", "Café  au lait", "난 너를 좋아
 
 # %% [markdown]
 # ## 8. GPT-2's real vocabulary
-# No model hub is reachable here, but a package on PyPI ships GPT-2's BPE: OpenAI's Whisper carries
+# The series downloads no model from a hub; a package on PyPI ships GPT-2's BPE: OpenAI's Whisper carries
 # it as `whisper/assets/gpt2.tiktoken`, in the format of OpenAI's `tiktoken` library: each token's
 # bytes with its **rank** (= its GPT-2 id). `make install` fetches it once (never committed).
 # tiktoken stores ranks, not merges; `recover_merges` finds the pair that made each token, and our
