@@ -37,9 +37,6 @@ class Feedback(AssertionError):
         """The feedback worded in `language` ("en" or "ko")."""
         return text_of(self.message, language)
 
-    def __str__(self) -> str:
-        return str(self.message)
-
 
 def type_of(value: Any) -> Any:
     """type(value), or for a proxy of the grader's child the class the child reports."""

@@ -11,7 +11,7 @@ import torch
 
 from anatomy.homework.feedback import Mistake, first_difference
 from anatomy.homework.messages import Message
-from anatomy.homework.messages.cross_attention import MISTAKE_KEYS
+from anatomy.homework.messages.cross_attention_mistakes import MISTAKE_KEYS
 
 
 def too_sharp_or_flat(got: torch.Tensor, expected: torch.Tensor, what: Message) -> Message:

@@ -13,10 +13,10 @@ from __future__ import annotations
 import os
 from string import Formatter
 
-from anatomy.homework.messages import attention_tests, common, cross_attention, sentiment
+from anatomy.homework.messages import attention_tests, common, cross_attention, sentiment, sentiment_run
 
 LANGUAGES = ("en", "ko")
-MODULES = (common, cross_attention, sentiment, attention_tests)
+MODULES = (common, cross_attention, sentiment, sentiment_run, attention_tests)
 CATALOGUE: dict[str, dict[str, str]] = {}
 for _module in MODULES:
     if clash := CATALOGUE.keys() & _module.MESSAGES.keys():
