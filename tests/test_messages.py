@@ -153,3 +153,43 @@ def test_a_check_cell_of_the_korean_edition_prints_korean(tmp_path, monkeypatch,
     hw.check_scores(scores, seed=0)
     assert capsys.readouterr().out.startswith("1/√d 스케일링을 빠뜨렸습니다 (점수 값이 기대값의 2.828배입니다). "
                                               "점수를 쿼리/키의 너비 d의 제곱근 √d로 나누세요.")
+
+
+def test_the_grader_words_each_case_in_the_submissions_language():
+    """grader.grade_case: the verdict, the mistake's name (all a hidden case shows), "passed" and a child's
+    failure, each in the language grade() read from the notebook; the score does not depend on it."""
+    from types import SimpleNamespace
+
+    from anatomy.homework.cross_attention.mistakes import MISTAKES
+    from anatomy_grading.connection import ChildFailed
+    from anatomy_grading.grader import Result, grade_case
+
+    class Runner:
+        def ready(self):
+            return SimpleNamespace(answer=lambda name: name)
+
+        def close(self):
+            pass
+
+    def verdict(answer, seed=0):
+        if answer == "hangs":
+            raise ChildFailed("did not finish within 10 s")
+        wrong = answer == "unscaled"
+        return MISTAKES["no_scaling"].feedback(torch.full((2,), 2.0), torch.ones(2), "what_scores") if wrong else None
+
+    checks = SimpleNamespace(check_scores=SimpleNamespace(verdict=verdict))
+    graded = {}
+    for language in LANGUAGES:
+        for answer in ("unscaled", "right", "hangs"):
+            test = {"question": answer, "max_score": 2.0, "score": 0.0, "case": {"check": "check_scores", "args": [{"answer": answer}],
+                                                                  "kwargs": {}}}
+            grade_case(test, {}, Runner(), checks, Result(), language)
+            graded[language, answer] = test
+    assert graded["en", "unscaled"]["output"].startswith("forgot the 1/√d scaling (your scores are 2.000 times")
+    assert graded["ko", "unscaled"]["output"].startswith("1/√d 스케일링을 빠뜨렸습니다 (점수 값이 기대값의 2.000배입니다)")
+    assert (graded["en", "unscaled"]["mistake"], graded["ko", "unscaled"]["mistake"]) == (
+        "forgot the 1/√d scaling", "1/√d 스케일링을 빠뜨렸습니다")
+    assert (graded["en", "right"]["output"], graded["ko", "right"]["output"]) == ("passed", "통과")
+    assert graded["ko", "hangs"]["output"] == "이 검사가 실행되는 동안 코드가 10초 안에 끝나지 않았으므로 이 문항은 0점입니다"
+    assert all(graded["en", a]["score"] == graded["ko", a]["score"] for a in ("unscaled", "right", "hangs"))
+    assert [graded["ko", a]["score"] for a in ("unscaled", "right", "hangs")] == [0.0, 2.0, 0.0]
