@@ -17,14 +17,14 @@ import torch
 
 from anatomy.homework import messages
 from anatomy.homework.feedback import Feedback, compare
-from anatomy.homework.messages import CATALOGUE, LANGUAGES, Message, fields_of, say, speak
+from anatomy.homework.messages import CATALOGUE, LANGUAGES, Message, Together, fields_of, say, speak
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = sorted([*(ROOT / "anatomy" / "homework").rglob("*.py"), *(ROOT / "anatomy_grading").glob("*.py")])
 SOURCES = [p for p in SOURCES if "messages" not in p.relative_to(ROOT).parts]  # the catalogue itself holds the words
 # a call that makes a message -> the positions of its arguments that must be catalogue keys
 MAKERS = {"Feedback": (0, 1), "PartialCredit": (0,), "Mistake": (0, 1), "Message": (0,), "NotebookError": (0,),
-          "say": (0,), "ungraded": (1,)}
+          "say": (0,), "ungraded": (1,), "Together": range(99)}
 HANGUL = re.compile("[\uac00-\ud7a3]")
 
 
@@ -58,7 +58,7 @@ def words_not_keys(source: str) -> list[str]:
         if isinstance(argument, ast.Starred) or (isinstance(argument, ast.Constant) and argument.value is None):
             continue
         if isinstance(argument, ast.Constant) and isinstance(argument.value, str):
-            if argument.value not in CATALOGUE:
+            if argument.value not in CATALOGUE and re.search("[^\\W\\d_]", argument.value):  # separators may be literal
                 found.append(f"line {line}: {maker}({argument.value[:50]!r}) is no catalogue key")
         elif isinstance(argument, (ast.JoinedStr, ast.BinOp)) or (
                 isinstance(argument, ast.Call) and getattr(argument.func, "attr", None) in ("format", "join")):
@@ -78,6 +78,8 @@ def test_no_message_is_built_outside_the_catalogue(path):
     'test["output"] = "the grader could not check this case"',
     'raise Feedback("ca_weights_sum" + " (really)")',
     'return ungraded(plan, "every case is 0, sorry", flag)',
+    'raise Feedback(Together(found.message, " (and more)"))',
+    'raise PartialCredit(Together("; ".join(lines)), share)',
 ])
 def test_the_structural_test_fails_on_an_english_only_message(planted):
     assert words_not_keys(planted), "a message written as text must be found"
@@ -85,7 +87,7 @@ def test_the_structural_test_fails_on_an_english_only_message(planted):
 
 def test_the_structural_test_accepts_keys_names_and_messages():
     assert words_not_keys('raise Feedback("ca_weights_sum", low=1.0, high=2.0)\n'
-                          'raise Feedback("with_note", feedback.name, feedback=feedback.message, note=note)\n'
+                          'raise Feedback(Together(feedback.message, *note), feedback.name)\n'
                           'MISTAKES = {n: Mistake(*keys, evidence) for n, keys in MISTAKE_KEYS.items()}\n'
                           'test["output"] = messages.say("passed", language)') == []
 
@@ -93,7 +95,7 @@ def test_the_structural_test_accepts_keys_names_and_messages():
 def test_a_message_is_worded_once_in_either_language():
     scores = Message("what_scores")
     note = Message("ca_substituted")
-    made = Message("with_note", feedback=Message("ca_ratio", what=scores, ratio=2.8284), note=(note,))
+    made = Together(Message("ca_ratio", what=scores, ratio=2.8284), note)
     assert made == made.text("en") == "your scores are 2.828 times the expected ones" + note.text("en")
     assert made.text("ko") == "점수 값이 기대값의 2.828배입니다" + note.text("ko")
     assert pickle.loads(pickle.dumps(made)).text("ko") == made.text("ko")
@@ -152,7 +154,7 @@ def test_a_check_cell_of_the_korean_edition_prints_korean(tmp_path, monkeypatch,
     assert messages.current() == "ko" and "the Korean edition runs where" in capsys.readouterr().out
     hw.check_scores(scores, seed=0)
     assert capsys.readouterr().out.startswith("1/√d 스케일링을 빠뜨렸습니다 (점수 값이 기대값의 2.828배입니다). "
-                                              "점수를 쿼리/키의 너비 d의 제곱근 √d로 나누세요.")
+                                              "고치는 방법: 점수를 쿼리/키의 너비 d의 제곱근 √d로 나누세요.")
 
 
 def test_the_grader_words_each_case_in_the_submissions_language():

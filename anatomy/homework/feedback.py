@@ -19,7 +19,7 @@ from typing import Any, Callable
 
 import torch
 
-from anatomy.homework.messages import Message, as_message, text_of
+from anatomy.homework.messages import Message, Together, as_message, text_of
 
 TOLERANCE = {torch.float16: (1e-2, 1e-2), torch.bfloat16: (3e-2, 2e-2)}  # (atol, rtol); others (1e-5, 1e-5)
 
@@ -109,8 +109,7 @@ def compare(got: Any, expected: torch.Tensor, what: str, variants: list[tuple[Mi
             raise mistake.feedback(got, expected, what)
     other_checks()
     dtype = Message("dtype_note", got=str(got.dtype), expected=str(expected.dtype)) if got.dtype != expected.dtype else ""
-    raise Feedback("differs", difference=first_difference(got, expected, what), hint=Message(hint) if hint else "",
-                   dtype=dtype)
+    raise Feedback(Together(first_difference(got, expected, what), Message(hint) if hint else "", dtype))
 
 
 def verdict_of(check: Callable, *args: Any, **kwargs: Any) -> Feedback | None:

@@ -18,7 +18,7 @@ from anatomy.homework.attention_tests import subject
 from anatomy.homework.attention_tests.mutation import TEST_SECONDS, grade_question, run_one
 from anatomy.homework.attention_tests.mutants import QUESTIONS
 from anatomy.homework.feedback import Feedback
-from anatomy.homework.messages import Message, current
+from anatomy.homework.messages import Together, current
 
 
 class PartialCredit(Feedback):
@@ -85,4 +85,4 @@ def check_tests(tests: Any, question: str = "q1", seed: int = 0, language: str |
     graded = grade_question(question, list(named), runner(named, seed), language, source=sources(named),
                             test_seconds=test_seconds)
     if graded.share < 1.0 or len(graded.lines) > 1:
-        raise PartialCredit(Message("lines", lines="; ".join(graded.lines)), graded.share)
+        raise PartialCredit(Together(*graded.lines, sep="; "), graded.share)  # each line worded by say(key, language)

@@ -17,7 +17,7 @@ from anatomy.homework.cross_attention.mistakes import MISTAKES
 from anatomy.homework.cross_attention.substitutes import KnownGoodCrossAttention
 from anatomy.homework.cross_attention.variants import decoder_layer
 from anatomy.homework.feedback import Feedback, call, compare, feedback_of, load_check_weights, type_of
-from anatomy.homework.messages import Message
+from anatomy.homework.messages import Message, Together
 from anatomy.homework.tracing import forbid, methods
 from anatomy.layers.masks import causal_mask, padding_mask
 
@@ -131,4 +131,4 @@ def check_decoder_layer(layer_class, cross_attention_class=None, seed: int = 0, 
         compare(got[0], expected[0], "what_layer_output", variants, hint="ca_post_ln_hint")
         compare(got[2], expected[2], "what_cross_weights")
     except Feedback as feedback:
-        raise Feedback("with_note", feedback.name, feedback=feedback.message, note=note) from None
+        raise Feedback(Together(feedback.message, *note), feedback.name) from None

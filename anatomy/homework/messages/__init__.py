@@ -81,6 +81,25 @@ class Message(str):
         return _rebuilt, (self.key, self.fields)
 
 
+class Together(Message):
+    """Messages (or text already worded) one after the other, each worded in the same language."""
+
+    def __new__(cls, *parts: str, sep: str = "") -> "Together":
+        made = str.__new__(cls, sep.join(text_of(part, current()) for part in parts))
+        made.key, made.fields, made.parts, made.sep = "together", {}, parts, sep
+        return made
+
+    def text(self, language: str) -> str:
+        return self.sep.join(text_of(part, language) for part in self.parts)
+
+    def __reduce__(self):
+        return _together, (self.parts, self.sep)
+
+
+def _together(parts: tuple, sep: str) -> Together:
+    return Together(*parts, sep=sep)
+
+
 def _rebuilt(key: str, fields: dict[str, object]) -> Message:
     return Message(key, **fields)
 

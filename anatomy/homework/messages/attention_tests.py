@@ -70,5 +70,4 @@ MESSAGES: dict[str, dict[str, str]] = {
                      "ko": "이 검사가 실행되는 동안 코드가 실패했으므로 ({why}) 이 문항은 0점입니다"},
     "import_error": {"en": "your test cell raised {error} when it ran, so this question scores 0",
                      "ko": "테스트 셀이 실행될 때 {error}를 일으켰으므로 이 문항은 0점입니다"},
-    "lines": {"en": "{lines}", "ko": "{lines}"},  # a question's lines, each already worded by say(key, language)
 }

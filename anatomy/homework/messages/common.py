@@ -26,11 +26,9 @@ MESSAGES: dict[str, dict[str, str]] = {
                       "ko": "{what}의 모양이 {got}인데, {expected}여야 합니다"},
     "entry_differs": {"en": "your {what}{index} is {got:.3f} where {expected:.3f} was expected",
                       "ko": "{what}{index}의 값이 {got:.3f}인데, {expected:.3f}여야 합니다"},
-    "differs": {"en": "{difference}{hint}{dtype}", "ko": "{difference}{hint}{dtype}"},
-    "mistake": {"en": "{words} ({evidence}): {hint}.", "ko": "{words} ({evidence}). {hint}."},
+    "mistake": {"en": "{words} ({evidence}): {hint}.", "ko": "{words} ({evidence}). 고치는 방법: {hint}."},
     "weight_shape": {"en": "{name} is {got}; this layer's {name} is {expected}",
                      "ko": "{name}의 모양이 {got}인데, 이 레이어의 {name}은(는) {expected}입니다"},
-    "with_note": {"en": "{feedback}{note}", "ko": "{feedback}{note}"},
     "tracing_off": {"en": "your code switched off the grader's tracing (sys.setprofile): this question scores 0",
                     "ko": "코드가 채점기의 추적(sys.setprofile)을 껐으므로 이 문항은 0점입니다"},
     # anatomy_grading: the grader's own words
