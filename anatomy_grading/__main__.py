@@ -21,6 +21,7 @@ PLAN = "grading_plan.json"
 
 def gradescope(root: Path) -> None:
     """Grade /autograder/submission's notebook with /autograder/source's plan into results/results.json."""
+    from anatomy.homework.messages import LANGUAGES, say
     from anatomy_grading import report, sandbox
     from anatomy_grading.grader import grade, hidden_paths
 
@@ -33,14 +34,14 @@ def gradescope(root: Path) -> None:
         os.chmod(results, 0o700)
         sandbox.lock_down(hidden_paths([source, results, root / "submission"]))
     if not notebooks:
-        (results / "results.json").write_text(json.dumps({"score": 0, "output": "no .ipynb file in the submission"}))
+        (results / "results.json").write_text(json.dumps({"score": 0, "output": "\n".join(say("no_notebook", language) for language in LANGUAGES)}))
         return
     try:
         result = grade(notebooks[0], source / PLAN, threads=os.cpu_count() or 1, hide=[root / "submission", results])
     except Exception as error:  # the grader's own failure: 0, with the reason, never a traceback for the student
         from anatomy_grading.grader import ungraded
-        result = ungraded(source / PLAN, "the grader could not grade this notebook; your instructor will look at it",
-                          f"the grader failed: {type(error).__name__}: {str(error)[:300]}")
+        result = ungraded(source / PLAN, "not_graded", f"the grader failed: {type(error).__name__}: {str(error)[:300]}",
+                          notebooks[0])
     (results / "results.json").write_text(json.dumps(report.gradescope(result), indent=1))
 
 
@@ -56,8 +57,8 @@ def work(args: argparse.Namespace) -> None:
         result = grade(args.notebook, args.plan, threads=args.threads, hide=args.hide,
                        call_timeout=args.call_timeout, cell_timeout=args.cell_timeout, total=args.total)
     except Exception as error:
-        result = ungraded(args.plan, "the grader could not grade this notebook, so every question scores 0; your "
-                          "instructor will look at it", f"the grader failed: {type(error).__name__}: {str(error)[:300]}")
+        result = ungraded(args.plan, "not_graded_zero", f"the grader failed: {type(error).__name__}: {str(error)[:300]}",
+                          args.notebook)
         result.log.append(traceback.format_exc()[-4000:])
     args.result.write_text(json.dumps(dataclasses.asdict(result)))
 

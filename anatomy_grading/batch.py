@@ -85,10 +85,8 @@ def grade_in_worker(notebook: Path, plan: Path, scratch: Path, options: dict) ->
         _, errors = worker.communicate()
     if worker.returncode == 0 and out.exists():
         return Result(**json.loads(out.read_text()))
-    why = (f"the grader stopped while grading this notebook (exit code {worker.returncode}), so every question "
-           "scores 0; your instructor will look at it")
-    return ungraded(plan, why, f"the grader's worker stopped (exit code {worker.returncode}): "
-                               f"{errors.decode(errors='replace')[-600:]}")
+    return ungraded(plan, "worker_stopped", f"the grader's worker stopped (exit code {worker.returncode}): "
+                                            f"{errors.decode(errors='replace')[-600:]}", notebook, code=worker.returncode)
 
 
 def grade_folder(autograder: Path, paths: list[Path], out: Path, jobs: int = 0, call_timeout: float | None = None,

@@ -65,11 +65,14 @@ def tests_of(plan: dict) -> list[dict]:
     return tests
 
 
-def ungraded(plan_path: Path, why: str, flag: str | None = None) -> Result:
-    """Every case at 0 with `why`: a submission the grader could not grade at all (and the flag saying so)."""
+def ungraded(plan_path: Path, why: str, flag: str | None = None, notebook: Path | None = None, **fields: object) -> Result:
+    """Every case at 0 with `why` (a catalogue key, its `fields`), worded in the language of `notebook`:
+    a submission the grader could not grade at all (and the flag saying so, for the instructor)."""
     plan, _ = plans.load(plan_path)
-    tests = [{k: v for k, v in t.items() if k != "case"} | {"output": why} for t in tests_of(plan)]
-    return Result(tests=tests, flags=[flag] if flag else [])
+    language = "en" if notebook is None else language_of(Path(notebook))
+    tests = [{k: v for k, v in t.items() if k != "case"} | {"output": messages.say(why, language, **fields)}
+             for t in tests_of(plan)]
+    return Result(tests=tests, flags=[flag] if flag else [], language=language)
 
 
 def grade(notebook: Path, plan_path: Path, slot: int = 0, threads: int = 1, hide: list[Path] = (),
@@ -78,12 +81,13 @@ def grade(notebook: Path, plan_path: Path, slot: int = 0, threads: int = 1, hide
     plan, homework = plans.load(plan_path)
     total = total or TOTAL.get(plan["assignment"], 300.0)
     deadline = time.monotonic() + total
-    language = {"language": language_of(Path(notebook))} if homework.localized else {}
+    language = result.language = language_of(Path(notebook))  # every message below is worded in it
     try:
         cells, zero, result.flags = review.reviewed(Path(notebook), plan["template"],
-                                                    plans.question_rules(plan, homework, **language))
+                                                    plans.question_rules(plan, homework, language))
     except static.NotebookError as error:
-        cells, zero = [], {q: f"{error}: every question scores 0" for q in plan["questions"]}
+        why = messages.say("every_question_zero", language, error=messages.say(error.key, language, **error.fields))
+        cells, zero = [], dict.fromkeys(plan["questions"], why)
     checks = importlib.import_module(homework.module)
     hidden = hidden_paths([Path(plan_path).parent, Path(notebook).resolve().parent, *hide])
     tests = tests_of(plan)
@@ -93,7 +97,7 @@ def grade(notebook: Path, plan_path: Path, slot: int = 0, threads: int = 1, hide
         runner = Runner(group, cells, result, slot, threads, hidden, cell_timeout or CELL_TIMEOUT, deadline, total)
         try:
             for test in mine:
-                grade_case(test, zero, runner, checks, result, language)
+                grade_case(test, zero, runner, checks, result, language, homework.localized)
         finally:
             runner.close()
     result.tests = [{k: v for k, v in t.items() if k != "case"} for t in tests]
@@ -110,32 +114,39 @@ def child_failed(reason: str, language: str = "en") -> str:
         return messages.say("child_timeout", language, seconds=int(found[1]))
     if found := re.fullmatch(r"ran past the grader's limit of (\d+) s for one notebook", reason):
         return messages.say("child_notebook_limit", language, seconds=int(found[1]))
+    if found := re.fullmatch(r"stopped \(exit code (-?\d+)\)", reason):
+        return messages.say("child_exit", language, code=int(found[1]))
+    if found := re.fullmatch(r"sent a malformed reply \((\w+)\)", reason):
+        return messages.say("child_malformed", language, error=found[1])
     return messages.say("child_stopped" if reason == "stopped" else "child_failed", language, why=reason)
 
 
-def grade_case(test: dict, zero: dict[str, str], runner: Runner, checks, result: Result, extra: dict | None = None) -> None:
-    """One case: its score and output in `test`; a child that fails costs the rest of its question (`zero`).
-    A verdict with a `share` (homework 3's PartialCredit) earns that share of the case's points."""
+def grade_case(test: dict, zero: dict[str, str], runner: Runner, checks, result: Result, language: str = "en",
+               localized: bool = False) -> None:
+    """One case: its score and output in `test`, worded in `language`; a child that fails costs the rest
+    of its question (`zero`). A verdict with a `share` (homework 3's PartialCredit) earns that share of
+    the case's points. A `localized` homework's checks take the language themselves."""
     question, case = test["question"], test["case"]
-    language = (extra or {}).get("language", "en")
+    extra = {"language": language} if localized else {}
     if question in zero:
         test["output"] = zero[question]
         return
     try:
         session = runner.ready()
         args = [session.answer(a["answer"]) if isinstance(a, dict) else a for a in case["args"]]
-        verdict = getattr(checks, case["check"]).verdict(*args, **case["kwargs"], **(extra or {}))
+        verdict = getattr(checks, case["check"]).verdict(*args, **case["kwargs"], **extra)
     except ChildFailed as failure:
         zero[question] = test["output"] = child_failed(str(failure), language)
         runner.close()
         return
     except NameError as error:
-        verdict = Feedback(messages.say("not_implemented", language, error=error))
+        verdict = Feedback("not_implemented", error=str(error))
     except Exception as error:  # the grader's own failure: 0 for now, and a person looks at it
         result.flags.append(f"{test['name']}: the grader failed ({type(error).__name__}: {str(error)[:200]})")
-        test["output"] = "the grader could not check this case; your instructor will look at it"
+        test["output"] = messages.say("grader_failed_case", language)
         return
     share = 1.0 if verdict is None else float(getattr(verdict, "share", 0.0))
     test["score"] = test["max_score"] * share
-    test["output"] = "passed" if verdict is None else str(verdict)
-    test["mistake"] = None if verdict is None else getattr(verdict, "name", None)
+    name = None if verdict is None else getattr(verdict, "name", None)
+    test["output"] = messages.say("passed", language) if verdict is None else verdict.text(language)
+    test["mistake"] = None if name is None else messages.text_of(name, language)

@@ -31,21 +31,20 @@ class Group:
 class Homework:
     module: str
     groups: tuple[Group, ...]
-    rules: dict = field(default_factory=dict)  # question -> {"forbidden": [...], "why": ...}
+    rules: dict = field(default_factory=dict)  # question -> {"forbidden": [...], "why": a catalogue key, "zero": one}
     localized: bool = False  # its checks take language= ("en" or "ko", the submission's edition)
 
 
 ATTENTION = {"forbidden": ["scaled_dot_product", "multi_head_attention", "multiheadattention", "attentionhead",
                            "tiled_attention", "flex_attention", "eager_attention", "sdpa", "homework", "anatomy_grading"],
-             "why": "this question asks you to write the attention yourself"}
+             "why": "why_attention"}
 LAYER = {"forbidden": ["TransformerDecoder", "homework", "anatomy_grading"],
-         "why": "this question asks for your own decoder layer"}
-OWN = {"forbidden": ["homework", "anatomy_grading"], "why": "the answer may not use the grading code"}
+         "why": "why_layer"}
+OWN = {"forbidden": ["homework", "anatomy_grading"], "why": "why_own"}
 DATA = {"forbidden": ["homework", "anatomy_grading", "load_reviews", "sentiment_data", "fetch_reviews"],
-        "why": "the run trains on the batches it is handed, never on other review data"}
+        "why": "why_data"}
 SUITE = {"forbidden": ["homework", "anatomy_grading", "mutants", "mutation", "closure", "_bug", "getpid", "getstate"],
-         "why": "a test may look only at what the implementation computes, never at which one runs, and may not "
-                "write files or start processes",
+         "why": "why_rules", "zero": "forbidden_answer",
          "names": True, "flag": True, "review": "anatomy.homework.attention_tests.review"}  # whole names; + review.py
 HOMEWORKS = {
     "08_homework_cross_attention": Homework("anatomy.homework.cross_attention", (
@@ -102,14 +101,13 @@ def load(path: Path) -> tuple[dict, Homework]:
 
 
 def question_rules(plan: dict, homework: Homework, language: str = "en") -> dict[str, dict]:
-    """{question: {"symbols": the answers its cases name, "forbidden", "why"}} for static.review; a
-    localized homework's reason to score 0 ("why", "zero") in the submission's `language`."""
+    """{question: {"symbols": the answers its cases name, "forbidden", "why", "zero"}} for static.review,
+    the reason to score 0 ("why", and "zero" with {what} and {cell} left to fill) in the submission's `language`."""
     def localized(rules: dict) -> dict:
-        if not homework.localized:
-            return rules
         from anatomy.homework.messages import say
-        why = say("why_rules", language)
-        return rules | {"why": why, "zero": say("forbidden_answer", language, what="{what}", cell="{cell}", why=why)}
+        why = say(rules["why"], language)
+        return rules | {"why": why, "zero": say(rules.get("zero", "answer_uses"), language, what="{what}", cell="{cell}",
+                                                why=why)}
     return {q: localized(homework.rules[q]) | {"symbols": sorted({a["answer"] for c in spec["cases"] for a in c["args"]
                                                                   if isinstance(a, dict)})}
             for q, spec in plan["questions"].items()}

@@ -21,7 +21,8 @@ import torch
 from torch import nn
 
 from anatomy.homework.feedback import Feedback
-from anatomy_grading import poison, shipping, wire
+from anatomy.homework.messages import Message
+from anatomy_grading import shipping, wire
 from anatomy_grading.connection import Child
 from anatomy_grading.remote import Held, Remote, RemoteFunction, RemoteType
 from anatomy_grading.remote_module import RemoteModule
@@ -30,6 +31,7 @@ BUILTIN_ERRORS = {name: getattr(builtins, name) for name in (
     "NotImplementedError", "ValueError", "TypeError", "RuntimeError", "IndexError", "KeyError", "AttributeError",
     "ZeroDivisionError", "NameError", "AssertionError", "OverflowError", "ImportError", "ModuleNotFoundError",
     "UnboundLocalError", "RecursionError", "MemoryError", "OSError", "StopIteration", "LookupError", "ArithmeticError")}
+WHY = {"attention": "why_attention", "layers": "why_layer", "plain": "why_no_data"}  # poison.KIND's reasons, as catalogue keys
 
 
 class RemoteError(Exception):
@@ -59,7 +61,7 @@ class Session:
         reply, received = self.child.request(message, tensors, min(wanted, left), None if wanted <= left else self.over)
         refused = [str(r)[:120] for r in reply.get("refused", [])]
         if refused:
-            raise Feedback(f"uses {refused[0]}: {poison.KIND.get(self.kind_of(refused[0]), 'a library function the question forbids')}")
+            raise Feedback("refused", name=refused[0], why=Message(WHY.get(self.kind_of(refused[0]), "why_forbidden")))
         if "error" in reply:
             raise remote_error(str(reply["error"].get("type")), str(reply["error"].get("message"))[:2000])
         return self.decode(reply.get("value"), received)

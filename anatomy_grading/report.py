@@ -11,22 +11,22 @@ import csv
 import json
 from pathlib import Path
 
+from anatomy.homework.messages import say
 from anatomy_grading.grader import Result
 
-HEADER = "Graded by the trusted grader: your notebook ran in a separate, confined process; the grades come from the checks run outside it."
 
-
-def shown(test: dict) -> str:
+def shown(test: dict, language: str = "en") -> str:
+    """What the student sees of a case, in the submission's language (the output already is)."""
     if not test["hidden"] or test["score"] == test["max_score"]:
-        return test["output"] if not test["hidden"] else "passed"
-    return "failed" + (f": {test['mistake']}" if test["mistake"] else "")
+        return test["output"] if not test["hidden"] else say("passed", language)
+    return say("failed_named", language, mistake=test["mistake"]) if test["mistake"] else say("failed", language)
 
 
 def gradescope(result: Result) -> dict:
     """Gradescope's results.json (tests named "qN - public" / "qN - hidden k", as otter names them)."""
     tests = [{"name": t["name"], "score": round(t["score"], 4), "max_score": round(t["max_score"], 4),
-              "output": shown(t), "visibility": "visible"} for t in result.tests]
-    return {"score": round(result.score(), 4), "tests": tests, "output": HEADER, "stdout_visibility": "hidden",
+              "output": shown(t, result.language), "visibility": "visible"} for t in result.tests]
+    return {"score": round(result.score(), 4), "tests": tests, "output": say("header", result.language), "stdout_visibility": "hidden",
             "extra_data": {"needs_review": result.flags, "containment": result.held, "seconds": round(result.seconds, 1)}}
 
 
@@ -35,9 +35,10 @@ def questions(result: Result) -> list[str]:
 
 
 def feedback(student: str, result: Result) -> str:
-    lines = [f"# {student}: {result.score():g} / {sum(t['max_score'] for t in result.tests):g}", "", HEADER, ""]
+    lines = [f"# {student}: {result.score():g} / {sum(t['max_score'] for t in result.tests):g}", "",
+             say("header", result.language), ""]
     for test in result.tests:
-        lines.append(f"- **{test['name']}** ({test['score']:g} / {test['max_score']:g}): {shown(test)}")
+        lines.append(f"- **{test['name']}** ({test['score']:g} / {test['max_score']:g}): {shown(test, result.language)}")
     return "\n".join(lines) + "\n"
 
 

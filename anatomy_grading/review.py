@@ -11,6 +11,7 @@ from pathlib import Path
 from anatomy_grading.static import NotebookError, code_cells, review
 
 REVIEW_SECONDS, REVIEW_MEMORY = 60, 2 << 30
+REASONS = {"notebook_too_big", "not_a_notebook", "too_much_code", "review_failed"}  # the keys its process may answer
 
 
 def reviewed(path: Path, template: list[str], questions: dict[str, dict]) -> tuple[list[str], dict[str, str], list[str]]:
@@ -34,13 +35,16 @@ def reviewed(path: Path, template: list[str], questions: dict[str, dict]) -> tup
         done = subprocess.run([sys.executable, "-I", "-c", boot], input=request.encode(), capture_output=True,
                               timeout=REVIEW_SECONDS, preexec_fn=limited, env={"PATH": os.environ.get("PATH", "")})
     except subprocess.TimeoutExpired:
-        raise NotebookError(f"the grader's review of your notebook's code ran past its {REVIEW_SECONDS} s limit") from None
+        raise NotebookError("review_timeout", seconds=REVIEW_SECONDS) from None
     try:
         answer = json.loads(done.stdout)
     except ValueError:
-        answer = {"error": f"the grader's review of your notebook's code stopped (exit code {done.returncode})"}
+        answer = {}
     if done.returncode != 0 or "error" in answer:
-        raise NotebookError(str(answer.get("error", f"the review stopped (exit code {done.returncode})")))
+        error = answer.get("error")
+        if isinstance(error, dict) and error.get("key") in REASONS and isinstance(error.get("fields"), dict):
+            raise NotebookError(error["key"], **error["fields"])
+        raise NotebookError("review_stopped", code=done.returncode)
     return answer["cells"], answer["zero"], answer["flags"]
 
 
@@ -54,7 +58,7 @@ def main() -> None:
         zero, flags = review(cells, request["template"], request["questions"])
         answer: dict = {"cells": cells, "zero": zero, "flags": flags}
     except NotebookError as error:
-        answer = {"error": str(error)}
+        answer = {"error": {"key": error.key, "fields": error.fields}}
     except (RecursionError, MemoryError) as error:
-        answer = {"error": f"the grader could not review your notebook's code ({type(error).__name__})"}
+        answer = {"error": {"key": "review_failed", "fields": {"error": type(error).__name__}}}
     sys.stdout.write(json.dumps(answer))

@@ -27,6 +27,7 @@ class Result:
     held: list[str] = field(default_factory=list)
     log: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    language: str = "en"  # the submission's edition: its feedback is worded in it ("en" or "ko")
 
     def score(self, question: str | None = None) -> float:
         return sum(t["score"] for t in self.tests if question in (None, t["question"]))

@@ -33,12 +33,18 @@ GRADING_INTERNALS = {"anatomy_grading", "mistakes", "variants", "substitutes", "
 
 
 class NotebookError(ValueError):
-    """The submission is not a notebook the grader can read."""
+    """The submission is not a notebook the grader can read: a catalogue key and its fields, which the
+    grader words in the submission's language (anatomy.homework.messages; this module stays free of
+    torch, for the review's small process)."""
+
+    def __init__(self, key: str, **fields: object) -> None:
+        super().__init__(key, fields)
+        self.key, self.fields = key, fields
 
 
 def code_cells(path: Path) -> list[str]:
     if path.stat().st_size > MAX_BYTES:
-        raise NotebookError(f"the notebook is {path.stat().st_size >> 20} MiB, over the grader's {MAX_BYTES >> 20} MiB")
+        raise NotebookError("notebook_too_big", size=path.stat().st_size >> 20, limit=MAX_BYTES >> 20)
     try:
         notebook = json.loads(path.read_bytes())
         cells = notebook["cells"] if isinstance(notebook, dict) else None
@@ -47,9 +53,9 @@ def code_cells(path: Path) -> list[str]:
         sources = [c.get("source", "") for c in cells if c.get("cell_type") == "code"]
         sources = [s if isinstance(s, str) else "".join(s) for s in sources]  # a list of non-text: TypeError
     except (ValueError, KeyError, TypeError, RecursionError) as error:
-        raise NotebookError(f"the file is not a Jupyter notebook ({type(error).__name__}: {str(error)[:80]})") from None
+        raise NotebookError("not_a_notebook", error=f"{type(error).__name__}: {str(error)[:80]}") from None
     if sum(map(len, sources)) > MAX_CODE:
-        raise NotebookError(f"the notebook holds {sum(map(len, sources)):,} characters of code, over the grader's {MAX_CODE:,}")
+        raise NotebookError("too_much_code", count=sum(map(len, sources)), limit=MAX_CODE)
     return [runnable(s) for s in sources if not GRADER_CALL.search(s)]
 
 
@@ -135,8 +141,7 @@ def review(cells: list[str], template: list[str], questions: dict[str, dict]) ->
         for i, node in answer_code(statements, set(rules["symbols"])):
             judged.add(id(node))
             if hits := hits_of(node, rules, extra):
-                zero[question] = rules.get("zero", "your answer uses {what} (cell {cell}): {why}, so this question "
-                                           "scores 0").format(what=hits[0], cell=i, why=rules["why"])
+                zero[question] = rules["zero"].format(what=hits[0], cell=i)  # plan.question_rules worded it
                 if rules.get("flag"):
                     flags.append(f"{question}: cell {i} uses {hits[0]} ({rules['why']})")
                 break

@@ -89,6 +89,22 @@ def submission(notebook_path: Path, answers: dict[str, str], path: Path, plays: 
     return path
 
 
+def korean_edition(path: Path) -> Path:
+    """The submission at `path` as made from the Korean edition: its markdown cells carry the Korean
+    text of notebooks/NN_x.ko.md (as tools/korean_build.py builds notebooks/ko/), its code stays. In place."""
+    from tools.korean import align, parse, translation_path
+
+    notebook = nbformat.read(path, as_version=4)
+    entries = parse(translation_path(ROOT / "notebooks" / path.name).read_text(encoding="utf-8"))
+    cells = [cell for cell in notebook.cells if cell.cell_type == "markdown"]
+    paired, _ = align(entries, [cell.source for cell in cells])
+    for number, cell in enumerate(cells):
+        if number in paired:
+            cell.source = paired[number].text
+    nbformat.write(notebook, path)
+    return path
+
+
 def grade_folder(assigned: Path, folder: Path, out: Path, python: Path | str = sys.executable,
                  call_timeout: float | None = None, cell_timeout: float | None = None) -> dict[str, dict]:
     """The trusted grader's command on every notebook in `folder`: {student: results.json}; the

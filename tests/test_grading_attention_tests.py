@@ -122,6 +122,12 @@ def handed_out(tmp_path_factory):
                               ("untouched_ko", ROOT / "notebooks" / "ko" / NAME)):
         (folder / student).mkdir()
         (folder / student / NAME).write_bytes(notebook.read_bytes())
+    (folder / "not_a_notebook").mkdir()  # beside the others, in the same batch (issue #42, item 5)
+    (folder / "not_a_notebook" / NAME).write_text("{not json")
+    hanging = nbformat.read(assigned / "autograder" / NAME, as_version=4)
+    hanging.cells.append(nbformat.v4.new_code_cell("def test_hangs(impl):\n    while True:\n        pass\n\n\nq1_tests = [test_hangs]"))
+    (folder / "hangs_q1").mkdir()
+    nbformat.write(hanging, folder / "hangs_q1" / NAME)
     out = tmp_path_factory.mktemp("graded") / "out"
     return grade_folder(assigned, folder, out), out
 
@@ -134,6 +140,16 @@ def test_master_full_marks_student_versions_zero_through_the_grader(handed_out):
     assert float(book["solution"]["total"]) == 15 and book["untouched"]["total"] == book["untouched_ko"]["total"] == "0"
     assert all("no test functions" in e["output"] for e in questions["untouched"].values())
     assert all("테스트" in e["output"] for e in questions["untouched_ko"].values()), questions["untouched_ko"]
+
+
+def test_a_broken_or_hanging_submission_costs_only_itself_in_the_batch(handed_out):
+    results, out = handed_out
+    questions = {student: by_question(result) for student, result in results.items()}
+    assert set(gradebook(out)) == {"solution", "untouched", "untouched_ko", "not_a_notebook", "hangs_q1"}
+    assert {q: e["score"] for q, e in questions["solution"].items()} == POINTS, "the rest of the batch is unaffected"
+    assert all(e["score"] == 0 and "not a Jupyter notebook" in e["output"] for e in questions["not_a_notebook"].values())
+    assert {q: e["score"] for q, e in questions["hangs_q1"].items()} == POINTS | {"q1": 0.0}, questions["hangs_q1"]
+    assert "scores 0" in questions["hangs_q1"]["q1"]["output"], questions["hangs_q1"]["q1"]
 
 
 def test_the_masters_solution_is_the_reference_suite():

@@ -11,6 +11,7 @@ from types import SimpleNamespace
 import pytest
 import torch
 
+from anatomy.homework.messages import say
 from anatomy_grading import plan, static, wire
 
 ROOT = Path(__file__).parent.parent
@@ -53,7 +54,8 @@ def test_the_wire_refuses_what_is_not_plain_data():
 
 TEMPLATE = ["import torch\nimport torch.nn.functional as F", "def scores(q, k):\n    raise NotImplementedError",
             "x = getattr(config, 'eps', 1e-5)"]
-RULES = {"q1": {"symbols": ["scores"], "forbidden": ["scaled_dot_product"], "why": "write it yourself"}}
+RULES = {"q1": {"symbols": ["scores"], "forbidden": ["scaled_dot_product"], "why": "write it yourself",
+               "zero": say("answer_uses", "en", what="{what}", cell="{cell}", why="write it yourself")}}  # as plan.question_rules
 
 
 def test_a_forbidden_name_in_the_answer_or_a_helper_it_uses_scores_zero():
@@ -79,8 +81,10 @@ def test_grader_cells_and_ipython_lines_never_reach_the_child(tmp_path):
     (tmp_path / "n.ipynb").write_text(json.dumps(notebook))
     assert static.code_cells(tmp_path / "n.ipynb") == ["pass  # an IPython line, not run by the grader\nx = 1"]
     (tmp_path / "bad.ipynb").write_text("{not json")
-    with pytest.raises(static.NotebookError, match="not a Jupyter notebook"):
+    with pytest.raises(static.NotebookError) as raised:
         static.code_cells(tmp_path / "bad.ipynb")
+    assert "not a Jupyter notebook" in say(raised.value.key, "en", **raised.value.fields)  # the grader's words
+    assert "Jupyter 노트북이 아닙니다" in say(raised.value.key, "ko", **raised.value.fields)
 
 
 def test_the_plan_reads_every_case_of_the_master():

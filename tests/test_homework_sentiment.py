@@ -21,7 +21,7 @@ from anatomy.models.encoder import TransformerEncoder
 from anatomy.homework import sentiment as hw
 from anatomy.homework.sentiment import checks
 from anatomy.tasks.training import train
-from grading_helpers import ONE_THREAD, assign, assign_script, by_question, check_assigned, submission
+from grading_helpers import ONE_THREAD, assign, assign_script, by_question, check_assigned, korean_edition, submission
 
 ROOT = Path(__file__).parent.parent
 MASTER = ROOT / "instructor" / "10_homework_sentiment.ipynb"
@@ -221,6 +221,11 @@ ROUTES = {  # the graders' reference code, and training on review data the grade
           "    reviews = getattr(data, 'load_' + 'reviews')('test')\n    return train(classifier, batches, "
           "lambda model, batch: model.training_step(batch), steps, peak_lr=1e-4, progress=False)\n"}
 
+LAST_TOKEN = ("class SentimentClassifier(SentimentClassifier):\n    def predict(self, input_ids, attention_mask):\n"
+              "        hidden = self.encoder(input_ids, attention_mask=attention_mask).last_hidden_state\n"
+              "        return torch.sigmoid(self.head(hidden[:, -1]).squeeze(-1))\n")
+EDITIONS = {"q2": LAST_TOKEN, "q4": "import types\n" + LOOKUP}  # a named mistake, a run that trains nothing
+
 
 @pytest.fixture(scope="session")
 def assigned(tmp_path_factory):
@@ -239,6 +244,8 @@ def grading(assigned, tmp_path_factory):
     submission(solution, ANSWERS, folder / "tampered" / NAME, {"q2": WRONG, "q4": LOOKUP}, after_imports=TAMPER)
     submission(solution, ANSWERS, folder / "routes" / NAME, ROUTES)
     submission(student, ANSWERS, folder / "silenced" / NAME, SILENCED)
+    submission(solution, ANSWERS, folder / "en_mistakes" / NAME, EDITIONS)  # the same mistakes, from either edition
+    korean_edition(submission(solution, ANSWERS, folder / "ko_mistakes" / NAME, EDITIONS))
     zip_path = next((assigned / "autograder").glob("*.zip"))
     process = subprocess.Popen([sys.executable, "-m", "anatomy_grading", "grade", "-a", zip_path, "-o", out, "-j", "2",
                                 folder], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=__import__("os").environ | ONE_THREAD)
@@ -392,6 +399,21 @@ def test_the_graders_reference_code_and_other_review_data_score_zero(graded):
     assert "got Stub" in results["q2"]["output"] or "predict must return" in results["q2"]["output"], results["q2"]
     assert "training_step must return one scalar tensor" in results["q3"]["output"], results["q3"]
     assert "uses anatomy.corpora.sentiment_data.load_reviews" in results["q4"]["output"], results["q4"]
+
+
+def test_a_submission_from_the_korean_edition_gets_korean_feedback_and_the_same_score(graded):
+    english, korean = graded["en_mistakes"], graded["ko_mistakes"]
+    assert scores(korean) == scores(english) == FULL | {"q2": 0, "q4": 0}, (english, korean)
+    assert "predict: read from the last token instead of [CLS] (position 0) (your probabilities [" in english["q2"]["output"]
+    assert "predict: [CLS](위치 0) 대신 마지막 토큰에서 읽었습니다 (확률 [" in korean["q2"]["output"], korean["q2"]
+    assert "failed: read from the last token instead of [CLS] (position 0)" in english["q2"]["output"]
+    assert "실패: [CLS](위치 0) 대신 마지막 토큰에서 읽었습니다" in korean["q2"]["output"]
+    assert english["q4"]["output"].startswith("the encoder was left frozen (its weights changed by 0)")
+    assert "(this run used a correct predict in place of yours" in english["q4"]["output"]
+    assert korean["q4"]["output"].startswith("인코더가 고정된 채로 남았습니다 (가중치 변화가 0)")
+    assert "(앞 문항에서 틀린 것으로 채점된 predict 대신 올바른 것을 써서" in korean["q4"]["output"]
+    assert "통과" in korean["q1"]["output"] and "passed" in english["q1"]["output"]
+    assert not re.search(r"\b(your|the|passed|failed)\b", "".join(entry["output"] for entry in korean.values())), korean
 
 
 def test_committed_student_version_has_stubs_public_tests_and_no_solutions_or_hidden_tests():

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from forged_answers import DATE_TABLE, NO_ATTENTION_LAYER, NO_ATTENTION_MODULE
-from grading_helpers import (assign, assign_script, by_question, check_assigned, grade_folder, gradebook, submission,
+from grading_helpers import (assign, assign_script, by_question, check_assigned, grade_folder, gradebook, korean_edition,
+                             submission,
                              venv_from_wheel)
 
 ROOT = Path(__file__).parent.parent
@@ -159,6 +160,7 @@ DOUBLE = {  # honest: the module and the layer computed in float64 (the check lo
           "        self.double()\n\n    def forward(self, x, memory, self_mask=None, memory_mask=None, need_weights=True):\n"
           "        return super().forward(x.double(), memory.double(), self_mask, memory_mask, need_weights)\n"}
 HANG = "def swap_in(model):\n    while True:\n        pass\n"
+EDITIONS = {"q1": NAMED[0][2], "q5": HANG}  # a named mistake and a time limit, graded from both editions
 BUILTINS = "import builtins\nbuiltins.abs = lambda x: x\nbuiltins.max = lambda *a, **k: 0\n"
 
 
@@ -205,6 +207,8 @@ def graded(assigned, tmp_path_factory):
         write(f"library_{i}", solution, {q: code for q, (_, code) in group.items()})
     for i, group in enumerate(groups(NAMED)):
         write(f"named_{i}", solution, {q: code for q, (_, code) in group.items()})
+    write("en_mistakes", solution, EDITIONS)  # the same mistakes, from either edition
+    korean_edition(write("ko_mistakes", solution, EDITIONS))
     out = tmp_path_factory.mktemp("graded") / "out"
     return grade_folder(assigned, folder, out, call_timeout=10, cell_timeout=30), out
 
@@ -324,6 +328,23 @@ def test_named_mistakes_appear_in_public_and_hidden_feedback(graded):
             assert public["score"] == 0 and words in public["output"], public
             assert hidden["output"].startswith("failed") and words in hidden["output"], hidden
             assert "seed" not in hidden["output"] and "[" not in hidden["output"], "hidden cases show a name only"
+
+
+def test_a_submission_from_the_korean_edition_gets_korean_feedback_and_the_same_score(graded):
+    results, out = graded
+    english, korean = results["en_mistakes"], results["ko_mistakes"]
+    assert [(t["name"], t["score"]) for t in korean["tests"]] == [(t["name"], t["score"]) for t in english["tests"]]
+    assert scores(korean) == FULL | {"q1": 0, "q2": 0, "q5": 0}, korean  # the solution's q2 calls q1's scores
+    en, ko = ({t["name"]: t["output"] for t in r["tests"]} for r in (english, korean))
+    assert en["q1 - public"].startswith("forgot the 1/√d scaling (your scores are") and en["q4 - public"] == "passed"
+    assert ko["q1 - public"].startswith("1/√d 스케일링을 빠뜨렸습니다 (점수 값이 기대값의") and ko["q4 - public"] == "통과"
+    assert en["q1 - hidden 1"] == "failed: forgot the 1/√d scaling"
+    assert ko["q1 - hidden 1"] == "실패: 1/√d 스케일링을 빠뜨렸습니다"
+    assert "did not finish within 10 s" in en["q5 - public"]
+    assert ko["q5 - public"] == "이 검사가 실행되는 동안 코드가 10초 안에 끝나지 않았으므로 이 문항은 0점입니다"
+    assert not [text for text in ko.values() if re.search(r"\b(your|the|passed|failed)\b", text)], ko
+    assert "신뢰할 수 있는 채점기가 채점했습니다" in (out / "feedback" / "ko_mistakes.md").read_text()
+    assert korean["output"].startswith("신뢰할 수 있는") and english["output"].startswith("Graded by the trusted grader")
 
 
 def test_solution_earns_full_marks_from_a_wheel_outside_the_repo(assigned, wheel_python, tmp_path):

@@ -48,9 +48,12 @@ def quiet_libraries() -> None:
 
 def enter_the_english_folder() -> None:
     """A Korean notebook (notebooks/ko/NN_x.ipynb) runs in notebooks/, as its English twin does (and as the
-    setup cell does on Colab), so a path in a code cell, such as ../images/, means the same in both."""
+    setup cell does on Colab), so a path in a code cell, such as ../images/, means the same in both. It
+    records the edition (ANATOMY_EDITION=ko), so the homework checks word their feedback in Korean
+    (anatomy.homework.messages.current)."""
     here = Path.cwd()
     if here.name == "ko" and here.parent.name == "notebooks":
+        os.environ["ANATOMY_EDITION"] = "ko"
         os.chdir(here.parent)
         print(f"working folder: {here.parent} (the Korean edition runs where the English one does)")
 

@@ -19,6 +19,9 @@ The framework (for a homework's author):
 - `forbid(functions, aten)` + `methods(*classes)`: record library calls made while the student's code
   runs (formative feedback for write-it-yourself questions; the grader's child refuses them outright).
 - `hidden_seed(secret, label)`: hidden tests' seeds from the instructor's secret (see secrets.py).
+- Messages: every text a check shows is a key of the catalogue (anatomy.homework.messages, English and
+  Korean): raise Feedback("key", **fields); `speak("ko")` words the feedback in Korean (a notebook of
+  notebooks/ko/ does that itself); the grader words it in the submission's language.
 
 Homeworks: `anatomy.homework.cross_attention` (notebook 08), `anatomy.homework.sentiment` (notebook 10).
 Add yours as a sibling subpackage and follow their shape: checks (and mistakes.py, wrong-on-purpose
@@ -29,8 +32,9 @@ that exports the graded checks. The checks must only call, read and compare the 
 """
 from anatomy.homework.feedback import (Feedback, Mistake, call, compare, feedback_of, first_difference, graded,
                                        load_check_weights, same, type_of, verdict_of)
+from anatomy.homework.messages import speak
 from anatomy.homework.secrets import hidden_seed
 from anatomy.homework.tracing import forbid, methods
 
 __all__ = ["Feedback", "Mistake", "call", "compare", "feedback_of", "first_difference", "graded", "load_check_weights",
-           "same", "type_of", "verdict_of", "forbid", "methods", "hidden_seed"]
+           "same", "type_of", "verdict_of", "forbid", "methods", "hidden_seed", "speak"]

@@ -49,7 +49,7 @@ def forbid(functions: dict[Any, str], aten: dict[str, str] | None = None) -> Ite
         with _AtenRecorder(aten or {}, seen):
             yield seen
         if sys.getprofile() is not profile:
-            raise Feedback("your code switched off the grader's tracing (sys.setprofile): this question scores 0")
+            raise Feedback("tracing_off")
     finally:
         sys.setprofile(previous)
 

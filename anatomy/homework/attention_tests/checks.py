@@ -18,7 +18,7 @@ from anatomy.homework.attention_tests import subject
 from anatomy.homework.attention_tests.mutation import TEST_SECONDS, grade_question, run_one
 from anatomy.homework.attention_tests.mutants import QUESTIONS
 from anatomy.homework.feedback import Feedback
-from anatomy.homework.messages import say
+from anatomy.homework.messages import Together, current
 
 
 class PartialCredit(Feedback):
@@ -29,16 +29,16 @@ class PartialCredit(Feedback):
         self.share = share
 
 
-def names_of(tests: Any, language: str = "en") -> dict[str, Any]:
+def names_of(tests: Any) -> dict[str, Any]:
     """{a name: the test} for a list (or tuple) of test functions, local or the grader's proxies."""
     try:
         items = list(tests)
     except TypeError:
-        raise Feedback(say("not_a_list", language, got=type(tests).__name__)) from None
+        raise Feedback("not_a_list", got=type(tests).__name__) from None
     named: dict[str, Any] = {}
     for number, test in enumerate(items, 1):
         if not callable(test):
-            raise Feedback(say("not_a_function", language, number=number, got=type(test).__name__))
+            raise Feedback("not_a_function", number=number, got=type(test).__name__)
         named[f"{getattr(test, '__name__', 'test')} (#{number})"] = test
     return named
 
@@ -74,14 +74,15 @@ def runner(named: dict[str, Any], seed: int = 0) -> Callable[[str, str | None, f
     return in_child
 
 
-def check_tests(tests: Any, question: str = "q1", seed: int = 0, language: str = "en",
+def check_tests(tests: Any, question: str = "q1", seed: int = 0, language: str | None = None,
                 test_seconds: float = TEST_SECONDS) -> None:
     """Raise PartialCredit unless `tests` catch every planted bug of `question` and fail no
     equivalent one (its share then says what they earned); Feedback when they cannot be run."""
     if question not in QUESTIONS:
         raise ValueError(f"question must be one of {sorted(QUESTIONS)}, got {question!r}")
-    named = names_of(tests, language)
+    named = names_of(tests)
+    language = current() if language is None else language  # the notebook's edition, or the grader's choice
     graded = grade_question(question, list(named), runner(named, seed), language, source=sources(named),
                             test_seconds=test_seconds)
     if graded.share < 1.0 or len(graded.lines) > 1:
-        raise PartialCredit("; ".join(graded.lines), graded.share)
+        raise PartialCredit(Together(*graded.lines, sep="; "), graded.share)  # each line worded by say(key, language)

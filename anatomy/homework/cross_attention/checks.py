@@ -47,7 +47,7 @@ def run_yourself(answer, *args):
         except Feedback as feedback:
             result, failure = None, feedback
     if seen:
-        raise Feedback(f"uses {seen[0]}: this question asks you to write the attention yourself")
+        raise Feedback("ca_uses_library", name=seen[0])
     if failure is not None:
         raise failure
     return result
@@ -56,7 +56,7 @@ def run_yourself(answer, *args):
 def named_crash(failure: Feedback, rerun, variants: list[tuple[Mistake, torch.Tensor, torch.Tensor]]) -> Feedback:
     """An answer that crashed, run again on square inputs: if it equals a mistake's tensor there
     (variants: (mistake, its tensor, the right one)), that mistake's feedback; else the crash."""
-    if not str(failure).startswith("your code raised"):
+    if failure.message.key != "code_raised":
         return failure
     try:
         got = rerun()
@@ -64,16 +64,15 @@ def named_crash(failure: Feedback, rerun, variants: list[tuple[Mistake, torch.Te
         return failure
     for mistake, wrong, right in variants:
         if isinstance(got, torch.Tensor) and same(got, wrong):
-            found = mistake.feedback(got, right, "result")
-            return Feedback(f"{found} (your code crashed on the test's shapes and gave this on square ones)", found.name)
+            found = mistake.feedback(got, right, "what_result")
+            return Feedback("ca_crashed_square", found.name, found=found.message)
     return failure
 
 
 def check_weights(weights: torch.Tensor) -> None:
     sums = weights.sum(-1)
     if not torch.allclose(sums, torch.ones_like(sums), atol=1e-5):
-        raise Feedback(f"your weights don't sum to 1 over the source tokens: row sums range from "
-                       f"{sums.min().item():.3f} to {sums.max().item():.3f}")
+        raise Feedback("ca_weights_sum", low=sums.min().item(), high=sums.max().item())
 
 
 def check_scores(answer, seed: int = 0, **shape) -> None:
@@ -87,14 +86,14 @@ def check_scores(answer, seed: int = 0, **shape) -> None:
         scale = math.sqrt(qs.size(-1))
         raise named_crash(failure, lambda: call(answer, qs, ks), [
             (MISTAKES["k_T_3d"], qs @ ks.permute(2, 1, 0) / scale, qs @ ks.transpose(-2, -1) / scale)]) from None
-    compare(got, expected, "scores", [(MISTAKES["no_scaling"], expected * math.sqrt(q.size(-1))),
+    compare(got, expected, "what_scores", [(MISTAKES["no_scaling"], expected * math.sqrt(q.size(-1))),
                                       (MISTAKES["scaled_by_d"], expected / math.sqrt(q.size(-1))),
                                       (MISTAKES["swapped"], expected.transpose(-2, -1))])
 
 
 def pair(result, what: str) -> tuple:
     if not isinstance(result, tuple) or len(result) != 2:
-        raise Feedback(f"{what} must return a tuple (output, weights), got {type_of(result).__name__}")
+        raise Feedback("ca_not_pair", what=what, got=type_of(result).__name__)
     return result
 
 
@@ -112,8 +111,8 @@ def check_masked_attention(answer, seed: int = 0, **shape) -> None:
     names = ("no_scaling", "scaled_by_d", "softmax_dim", "log_softmax", "no_mask", "fill_zero", "inverted_mask",
              "additive_inverted", "causal", "added_values")
     variants = [(MISTAKES[name], attention(q, memory, memory, key_mask, name)) for name in names]
-    compare(weights, expected[1], "weights", [(m, v[1]) for m, v in variants], lambda: check_weights(weights))
-    compare(output, expected[0], "output", [(m, v[0]) for m, v in variants])
+    compare(weights, expected[1], "what_weights", [(m, v[1]) for m, v in variants], lambda: check_weights(weights))
+    compare(output, expected[0], "what_output", [(m, v[0]) for m, v in variants])
 
 
 MODULE_MISTAKES = sorted([name for name in MISTAKES if name not in (  # √D first: where H = √D it equals "by d",
@@ -130,14 +129,14 @@ def check_cross_attention_module(module_class, seed: int = 0, heads: int = 2, **
     torch.manual_seed(seed)
     theirs = run_yourself(module_class, config)
     if not isinstance(theirs, nn.Module):
-        raise Feedback(f"CrossAttention(config) must build an nn.Module, got {type_of(theirs).__name__}")
+        raise Feedback("ca_not_module", what="CrossAttention", got=type_of(theirs).__name__)
     theirs.eval()
     library = [type(m).__name__ for m in theirs.modules() if isinstance(m, (MultiHeadAttention, nn.MultiheadAttention))]
     if library:
-        raise Feedback(f"uses {library[0]}: this question asks you to write the attention yourself")
+        raise Feedback("ca_uses_library", name=library[0])
     missing = {"q_proj", "k_proj", "v_proj", "out_proj"} - {name for name, _ in theirs.named_children()}
     if missing:
-        raise Feedback(f"CrossAttention needs nn.Linear(D, D) layers named {sorted(missing)}")
+        raise Feedback("ca_needs_linears", missing=sorted(missing))
     torch.manual_seed(seed)  # the check's own random weights, loaded into yours: zero or made-up weights cannot match
     reference = MultiHeadAttention(config).eval()
     load_check_weights(theirs, reference.state_dict())
@@ -148,6 +147,6 @@ def check_cross_attention_module(module_class, seed: int = 0, heads: int = 2, **
             expected = reference(x, memory, mask=None if mask is None else padding_mask(mask))
             variants = [(MISTAKES[name], multi_head(reference, x, memory, mask, name)) for name in MODULE_MISTAKES]
         if isinstance(output, torch.Tensor) and isinstance(again, torch.Tensor) and not torch.equal(output, again):
-            raise MISTAKES["dropout_in_eval"].feedback(output, again, "output") from None
-        compare(weights, expected[1], "weights", [(m, v[1]) for m, v in variants], lambda: check_weights(weights))
-        compare(output, expected[0], "output", [(m, v[0]) for m, v in variants])
+            raise MISTAKES["dropout_in_eval"].feedback(output, again, "what_output") from None
+        compare(weights, expected[1], "what_weights", [(m, v[1]) for m, v in variants], lambda: check_weights(weights))
+        compare(output, expected[0], "what_output", [(m, v[0]) for m, v in variants])

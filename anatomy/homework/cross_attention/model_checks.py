@@ -17,13 +17,14 @@ from anatomy.homework.cross_attention.mistakes import MISTAKES
 from anatomy.homework.cross_attention.substitutes import KnownGoodCrossAttention
 from anatomy.homework.cross_attention.variants import decoder_layer
 from anatomy.homework.feedback import Feedback, call, compare, feedback_of, load_check_weights, type_of
+from anatomy.homework.messages import Message, Together
 from anatomy.homework.tracing import forbid, methods
 from anatomy.layers.masks import causal_mask, padding_mask
 
 LIBRARY_LAYERS = methods(TransformerDecoderLayer, nn.TransformerDecoderLayer, nn.TransformerDecoder)
 LIBRARY_NAMES = {"anatomy.models.decoder.TransformerDecoderLayer": "anatomy.TransformerDecoderLayer",
                  "torch.nn.modules.transformer.TransformerDecoderLayer": "torch.TransformerDecoderLayer"}
-SUBSTITUTED = " (your CrossAttention, question 3, is not right yet, so this used a known-good cross-attention in its place)"
+SUBSTITUTED = "ca_substituted"  # the note: a known-good cross-attention stood in for question 3's
 
 
 def substitute_cross_attention(layer: nn.Module, config) -> None:
@@ -56,7 +57,7 @@ def own_class(layer_class, what: str) -> None:
            else list(getattr(layer_class, "mro_names", [])))
     for name, short in LIBRARY_NAMES.items():
         if name in mro[1:]:
-            raise Feedback(f"{what} subclasses {short}: this question asks for your own decoder layer")
+            raise Feedback("ca_subclasses", what=what, short=short)
 
 
 def run_own_layer(answer, *args):
@@ -67,7 +68,7 @@ def run_own_layer(answer, *args):
         except Feedback as feedback:
             result, failure = None, feedback
     if seen:
-        raise Feedback(f"uses {seen[0]}: this question asks for your own decoder layer")
+        raise Feedback("ca_uses_layer", name=seen[0])
     if failure is not None:
         raise failure
     return result
@@ -88,20 +89,20 @@ def check_decoder_layer(layer_class, cross_attention_class=None, seed: int = 0, 
     torch.manual_seed(seed)
     theirs = run_own_layer(layer_class, config)
     if not isinstance(theirs, nn.Module):
-        raise Feedback(f"MyDecoderLayer(config) must build an nn.Module, got {type_of(theirs).__name__}")
+        raise Feedback("ca_not_module", what="MyDecoderLayer", got=type_of(theirs).__name__)
     if any(isinstance(m, TransformerDecoderLayer) for m in theirs.modules()):
-        raise Feedback("MyDecoderLayer wraps anatomy.TransformerDecoderLayer: write the layer yourself")
+        raise Feedback("ca_wraps_layer")
     theirs.eval()
-    note = ""
+    note: tuple = ()
     if cross_attention_class is not None and feedback_of(check_cross_attention_module, cross_attention_class, seed):
         substitute_cross_attention(theirs, config)
-        note = SUBSTITUTED
+        note = (Message(SUBSTITUTED),)
     torch.manual_seed(seed)  # the check's own random weights, loaded into yours: zero or made-up weights cannot match
     reference = TransformerDecoderLayer(config).eval()
     names, own = reference.state_dict().keys(), theirs.state_dict().keys()
     missing, unexpected = sorted(set(names) - set(own)), sorted(set(own) - set(names))
     if missing or unexpected:
-        raise Feedback(f"use TransformerDecoderLayer's names: missing {missing}, unexpected {unexpected}")
+        raise Feedback("ca_layer_names", missing=missing, unexpected=unexpected)
     state = distinct_norms(reference.state_dict(), seed)
     reference.load_state_dict(state)
     load_check_weights(theirs, state)
@@ -125,10 +126,9 @@ def check_decoder_layer(layer_class, cross_attention_class=None, seed: int = 0, 
             right, wrong = reference(xs, ms, *masks)[0], decoder_layer(reference, xs, ms, *masks, "memory_is_x")
         raise named_crash(failure, lambda: layer_output(xs, ms, mask)[0][0], [(MISTAKES["memory_is_x"], wrong, right)])
     if not isinstance(got, tuple) or len(got) != 3:
-        raise Feedback(f"forward must return (x, self-attention weights, cross-attention weights){note}")
+        raise Feedback("ca_layer_triple", note=note)
     try:
-        compare(got[0], expected[0], "layer output", variants,
-                hint="; post-LN is x = norm(x + sublayer(x)): masked self-attention, cross-attention, feed-forward")
-        compare(got[2], expected[2], "cross-attention weights")
+        compare(got[0], expected[0], "what_layer_output", variants, hint="ca_post_ln_hint")
+        compare(got[2], expected[2], "what_cross_weights")
     except Feedback as feedback:
-        raise Feedback(f"{feedback}{note}", feedback.name) from None
+        raise Feedback(Together(feedback.message, *note), feedback.name) from None

@@ -21,10 +21,10 @@ from anatomy.homework.cross_attention.model_checks import (SUBSTITUTED, check_de
                                                            stand_in, substitute_cross_attention)
 from anatomy.homework.cross_attention.substitutes import KnownGoodCrossAttention, known_good_layer_forward
 from anatomy.homework.feedback import Feedback, feedback_of, type_of
+from anatomy.homework.messages import Message
 
 
-LAYER_SUBSTITUTED = (" (your MyDecoderLayer, question 4, is not right yet, so each of your layers ran a known-good"
-                     " forward over its own modules and weights)")
+LAYER_SUBSTITUTED = "ca_layer_substituted"  # the note: a known-good forward ran over each of the student's layers
 
 
 class Borrowed(nn.Module):
@@ -39,8 +39,7 @@ class Borrowed(nn.Module):
     def forward(self, x, memory, self_mask=None, memory_mask=None, need_weights=False):
         out = run_own_layer(self.layer, x, memory, self_mask, memory_mask)
         if not isinstance(out, tuple) or len(out) != 3 or not isinstance(out[0], torch.Tensor) or out[0].shape != x.shape:
-            raise Feedback(f"in the translator, your layer must return (x {tuple(x.shape)}, self-attention weights, "
-                           "cross-attention weights)")
+            raise Feedback("ca_translator_triple", shape=tuple(x.shape))
         return out[0].to(x.dtype), None, None
 
 
@@ -60,28 +59,27 @@ def check_translations(swap_in, layer_class=None, cross_attention_class=None, co
     with stand_in(layer_class, cross_attention_class, KnownGoodCrossAttention) if wrong_cross else contextlib.nullcontext():
         model = run_own_layer(swap_in, model)  # a wrong CrossAttention (say, without biases) cannot break the swap
     if model is None:
-        raise Feedback("swap_in forgot to return the model: it returned None; end it with `return model`",
-                       "swap_in forgot to return the model")
+        raise Feedback("ca_no_return", "ca_no_return_name")
     layers = getattr(getattr(model, "decoder", None), "layers", [])
     for i, layer in enumerate(layers):
         if layer_class is not None and type_of(layer) is not layer_class:
-            raise Feedback(f"model.decoder.layers[{i}] is a {type_of(layer).__name__}, not your MyDecoderLayer")
+            raise Feedback("ca_layer_class", i=i, got=type_of(layer).__name__)
         if any(isinstance(m, TransformerDecoderLayer) for m in layer.modules()):
-            raise Feedback(f"model.decoder.layers[{i}] still holds anatomy.TransformerDecoderLayer: swap in your own class")
+            raise Feedback("ca_still_library", i=i)
         state = layer.state_dict()
         if state.keys() != trained[i].keys() or not all(torch.equal(state[k], trained[i][k]) for k in state):
-            raise Feedback(f"model.decoder.layers[{i}] does not hold the trained weights: load_state_dict(old.state_dict())")
+            raise Feedback("ca_not_trained", i=i)
     if len(layers) != len(trained):
-        raise Feedback(f"the decoder must keep its {len(trained)} layers, found {len(layers)}")
-    note = ""
+        raise Feedback("ca_layer_count", expected=len(trained), got=len(layers))
+    note: tuple = ()
     if wrong_cross:
         for layer in layers:
             substitute_cross_attention(layer, model.config)
-        note = SUBSTITUTED
+        note = (Message(SUBSTITUTED),)
     if layer_class is not None and feedback_of(check_decoder_layer, layer_class, cross_attention_class, seed):
         for layer in layers:  # question 4 already costs its points: grade the swap, on what each layer holds
             layer.forward = MethodType(known_good_layer_forward, layer)
-        note += LAYER_SUBSTITUTED
+        note += (Message(LAYER_SUBSTITUTED),)
     trusted = Transformer.from_pretrained(DATES_MODEL_DIR).eval()  # the check's own translator around your layers
     for i, layer in enumerate(layers):
         trusted.decoder.layers[i] = Borrowed(layer.eval())
@@ -90,6 +88,7 @@ def check_translations(swap_in, layer_class=None, cross_attention_class=None, co
         predictions = translate(trusted, [source for source, _ in pairs], vocab)
     wrong = [(s, p, t) for p, (s, t) in zip(predictions, pairs) if p != t]
     if len(wrong) > 0.02 * count:
-        examples = "; ".join(f"{s!r} -> {p!r} (expected {t})" for s, p, t in wrong[:3])
-        raise Feedback(f"{len(wrong)} of {count} held-out dates are translated wrongly, e.g. {examples}{note}")
+        examples = tuple(Message("ca_translation_example", sep="; " if n else "", source=s, got=p, expected=t)
+                         for n, (s, p, t) in enumerate(wrong[:3]))
+        raise Feedback("ca_wrong_dates", wrong=len(wrong), count=count, examples=examples, note=note)
 

@@ -16,6 +16,7 @@ import torch.nn.functional as F
 
 from anatomy.models.encoder import TransformerEncoder
 from anatomy.homework.feedback import Feedback, call, type_of
+from anatomy.homework.messages import Message
 from anatomy.tasks.sentiment_batches import SentimentBatch
 
 TINY = dict(vocab_size=60, hidden_size=16, num_attention_heads=4, num_hidden_layers=2, intermediate_size=32,
@@ -39,12 +40,11 @@ def built(classifier_class, seed: int, hidden_size: int = 16):
     classifier = call(classifier_class, encoder)
     head = getattr(classifier, "head", None)
     if head is None:
-        raise Feedback("not yet implemented: Question 1, self.head is None (create nn.Linear(D, 1) in __init__)")
+        raise Feedback("st_no_head")
     if not isinstance(head, torch.nn.Linear):
-        raise Feedback(f"self.head must be an nn.Linear; yours is {type_of(head).__name__}")
+        raise Feedback("st_head_type", got=type_of(head).__name__)
     if tuple(head.weight.shape) != (1, hidden_size):
-        raise Feedback(f"self.head maps the [CLS] vector (D = {hidden_size}) to one logit, so its weight is "
-                       f"(1, {hidden_size}); yours is {tuple(head.weight.shape)}")
+        raise Feedback("st_head_shape", size=hidden_size, one=1, got=tuple(head.weight.shape))
     return classifier.eval(), encoder
 
 
@@ -65,14 +65,17 @@ def logits_from(encoder, head, data: SentimentBatch, where: str = "cls") -> torc
 
 
 def verdict(got: torch.Tensor, expected: torch.Tensor, mistakes: dict[str, torch.Tensor], what: str, where: str) -> Feedback:
+    """The Feedback on `got` (`what`: a "what_..." key; `mistakes`: a named mistake's key -> its value)."""
+    what = Message(what)
     if got.shape != expected.shape:
-        return Feedback(f"{where}: your {what} has shape {tuple(got.shape)}, expected {tuple(expected.shape)}")
+        return Feedback("st_shape", where=where, what=what, got=tuple(got.shape), expected=tuple(expected.shape))
     shown = [round(v, 4) for v in got.flatten()[:3].tolist()]
-    for name, value in mistakes.items():
+    for key, value in mistakes.items():
         if torch.allclose(got, value, atol=1e-5):
-            return Feedback(f"{where}: {name} (your {what} {shown} equal{'' if what.endswith('s') else 's'} exactly that; expected "
-                            f"{[round(v, 4) for v in expected.flatten()[:3].tolist()]})", name)
-    return Feedback(f"{where}: your {what} {shown} differs from the expected value by up to {(got - expected).abs().max().item():.3g}")
+            name = Message(key)
+            return Feedback("st_named" if what.key.endswith("s") else "st_named_one", name, where=where, name=name,
+                            what=what, shown=shown, expected=[round(v, 4) for v in expected.flatten()[:3].tolist()])
+    return Feedback("st_differs", where=where, what=what, shown=shown, gap=(got - expected).abs().max().item())
 
 
 @torch.no_grad()
@@ -80,47 +83,35 @@ def check_predict(classifier_class, seed: int, size: int = 4, tokens: int = 7) -
     (classifier, encoder), data = built(classifier_class, seed), batch(seed, size, tokens)
     got = call(classifier.predict, data.input_ids, data.attention_mask)
     if not torch.is_tensor(got):
-        raise Feedback(f"predict must return a tensor of probabilities, got {type_of(got).__name__}")
+        raise Feedback("st_not_probabilities", got=type_of(got).__name__)
     head = classifier.head
     cls = logits_from(encoder, head, data)
     expected = torch.sigmoid(cls)  # (B,)
     if got.shape == expected.shape and torch.allclose(got.double(), expected.double(), atol=1e-5):
         return
     read = lambda where: torch.sigmoid(logits_from(encoder, head, data, where))  # noqa: E731
-    mistakes = {"read from the last token instead of [CLS] (position 0)": read("last"),
-                "read from the last real token (before the padding) instead of [CLS] (position 0)": read("last_real"),
-                "read from the mean of the states instead of [CLS]": read("mean"),
-                "read from the mean of all states, padding included, instead of [CLS]": read("mean_all"),
-                "called the encoder without its attention mask, so [CLS] attends to the padding": read("no_mask"),
-                "softmax over the batch instead of a sigmoid per sentence (the probabilities sum to 1 over the batch)":
-                    torch.softmax(cls, dim=0),
-                "no sigmoid: these are logits, not probabilities between 0 and 1": cls,
-                "sigmoid applied twice (all values squeezed between 0.5 and 0.73)": torch.sigmoid(expected)}
-    raise verdict(got.float(), expected, mistakes, "probabilities", "predict")
+    mistakes = {"st_last": read("last"), "st_last_real": read("last_real"), "st_mean": read("mean"),
+                "st_mean_all": read("mean_all"), "st_no_mask": read("no_mask"),
+                "st_softmax_batch": torch.softmax(cls, dim=0), "st_no_sigmoid": cls,
+                "st_sigmoid_twice": torch.sigmoid(expected)}  # each a named mistake's catalogue key
+    raise verdict(got.float(), expected, mistakes, "what_probabilities", "predict")
 
 
 def step_error(error: Exception, data: SentimentBatch, size: int) -> Feedback:
     """What a crash in training_step says about the loss the student chose."""
     text = str(error)
     if "between 0 and 1" in text:
-        return Feedback("no sigmoid where the loss needs one: F.binary_cross_entropy (nn.BCELoss) takes probabilities, so "
-                        f"either apply torch.sigmoid first or hand the logits to F.binary_cross_entropy_with_logits. Torch said: {text}",
-                        "no sigmoid where the loss needs one")
+        return Feedback("st_needs_sigmoid", "st_needs_sigmoid_name", error=text)
     if "out of bounds" in text:
-        return Feedback("F.cross_entropy on the one-logit head: cross-entropy wants one logit per class, so label 1 has no "
-                        f"logit; with one logit use F.binary_cross_entropy_with_logits. Torch said: {text}",
-                        "F.cross_entropy on the one-logit head")
+        return Feedback("st_cross_entropy", "st_cross_entropy_name", error=text)
     sizes = re.findall(r"torch\.Size\(\[([\d, ]*)\]\)", text)
     if len(sizes) == 2 and sizes[0].count(",") < sizes[1].count(","):  # Target size (B,) vs input size (B, 1)
-        return Feedback(f"the head's (B, 1) = ({size}, 1) logits against (B,) labels: squeeze(-1) the logits so both are (B,). "
-                        f"Torch said: {text}", "(B, 1) logits against (B,) labels")
+        return Feedback("st_logit_shape", "st_logit_shape_name", size=size, error=text)
     if "Long" in text or "dtype" in text or "Float" in text:
-        return Feedback("labels of the wrong dtype: binary cross-entropy needs float labels (labels.float()); the batch holds "
-                        f"{data.labels.dtype}. Torch said: {text}", "labels of the wrong dtype")
+        return Feedback("st_label_dtype", "st_label_dtype_name", dtype=str(data.labels.dtype), error=text)
     if "size" in text or "shape" in text:
-        return Feedback(f"labels of the wrong shape: the loss needs labels shaped like the (B,) = ({size},) logits. "
-                        f"Torch said: {text}", "labels of the wrong shape")
-    return Feedback(f"your code raised {type(error).__name__}: {text}")
+        return Feedback("st_label_shape", "st_label_shape_name", size=size, error=text)
+    return Feedback("code_raised", error_type=type(error).__name__, error=text)
 
 
 def check_training_step(classifier_class, seed: int, size: int = 4, tokens: int = 7) -> str:
@@ -131,30 +122,27 @@ def check_training_step(classifier_class, seed: int, size: int = 4, tokens: int 
     try:
         got = classifier.training_step(data)
     except NotImplementedError as error:
-        raise Feedback(f"not yet implemented: {error}") from None
+        raise Feedback("not_implemented", error=str(error)) from None
     except Exception as error:  # any crash in the student's code is feedback, never a grader error
         raise step_error(error, data, size) from None
     if not torch.is_tensor(got) or got.dim() != 0:
-        raise Feedback(f"training_step must return one scalar tensor, got {getattr(got, 'shape', type_of(got).__name__)}")
+        raise Feedback("st_not_scalar", got=getattr(got, "shape", type_of(got).__name__))
     if not got.requires_grad:
-        raise Feedback("the loss does not require grad, so nothing can learn: compute it with autograd on",
-                       "the loss does not require grad")
+        raise Feedback("st_no_grad", "st_no_grad_name")
     with torch.no_grad():
         logits, labels = logits_from(encoder, classifier.head, data), data.labels.float()
         expected = F.binary_cross_entropy_with_logits(logits, labels)
         accepted = {"mean": expected, "sum": F.binary_cross_entropy_with_logits(logits, labels, reduction="sum")}
-        mistakes = {"sigmoid applied before a loss that already applies it (BCE-with-logits of probabilities)":
-                    F.binary_cross_entropy_with_logits(torch.sigmoid(logits), labels),
-                    "labels of the wrong shape: (B, 1) labels against (B,) logits broadcast to a (B, B) loss":
-                    F.binary_cross_entropy_with_logits(logits[None, :].expand(size, size), labels[:, None].expand(size, size)),
-                    "read from the last token instead of [CLS]":
-                    F.binary_cross_entropy_with_logits(logits_from(encoder, classifier.head, data, "last"), labels),
-                    "F.cross_entropy on the one-logit head (it read the batch as one sentence with B classes)":
-                    F.cross_entropy(logits, labels)}
+        mistakes = {"st_sigmoid_before": F.binary_cross_entropy_with_logits(torch.sigmoid(logits), labels),
+                    "st_broadcast_labels": F.binary_cross_entropy_with_logits(logits[None, :].expand(size, size),
+                                                                              labels[:, None].expand(size, size)),
+                    "st_last_loss": F.binary_cross_entropy_with_logits(logits_from(encoder, classifier.head, data, "last"),
+                                                                       labels),
+                    "st_cross_entropy_batch": F.cross_entropy(logits, labels)}  # each a named mistake's catalogue key
         if ((logits > 0) & (logits < 1)).all():  # then F.binary_cross_entropy accepts the logits without a word
-            mistakes["no sigmoid where the loss needs one (F.binary_cross_entropy of logits)"] = F.binary_cross_entropy(logits, labels)
+            mistakes["st_bce_of_logits"] = F.binary_cross_entropy(logits, labels)
     for reduction, value in accepted.items():
         if abs(got.item() - value.item()) <= 1e-5:
             return reduction
     raise verdict(got.detach().reshape(1).float(), expected.reshape(1), {k: v.reshape(1) for k, v in mistakes.items()},
-                  "loss", "training_step")
+                  "what_loss", "training_step")

@@ -16,6 +16,7 @@ import torch
 import torch.nn.functional as F
 
 from anatomy.homework.feedback import Feedback
+from anatomy.homework.messages import Message
 
 GROWTH = 10.0  # head gradient after the run / one batch's: 0.9-1.9 with zero_grad, 5-7 at lr 5e-2, 12-252 without
 TOO_LITTLE = 3e-3  # relative change of the encoder's weights: 3.7e-3 to 4.4e-3 at lr 5e-5, 8e-5 at 1e-6
@@ -23,9 +24,8 @@ TOO_MUCH = 0.3  # ... 1.9e-2 to 2.0e-2 at lr 3e-4, 6e-2 with no zero_grad at 1e-
 CHANCE = 0.65  # a mean loss of the last 8 steps above this is no better than chance (ln 2 = 0.693)
 
 
-def too_high(words: str) -> Feedback:
-    return Feedback(f"the learning rate is too high: {words} (fine-tuning a pre-trained encoder with AdamW wants about "
-                    "5e-5 to 3e-4)", "the learning rate is too high")
+def too_high(why: Message) -> Feedback:
+    return Feedback("st_lr_high", "st_lr_high_name", why=why)
 
 
 def encoder_change(mine, before: dict) -> tuple[float, float]:
@@ -39,13 +39,12 @@ def encoder_change(mine, before: dict) -> tuple[float, float]:
 
 def require_encoder_moved(mine, before: dict) -> None:
     if encoder_change(mine, before)[0] == 0:
-        raise Feedback("the encoder was left frozen (its weights changed by 0): the question asks for full fine-tuning, so "
-                       "give the optimizer every parameter and keep requires_grad on", "the encoder was left frozen")
+        raise Feedback("st_frozen", "st_frozen_name")
 
 
 def require_finite(losses: list[float]) -> None:
     if not all(math.isfinite(x) for x in losses):
-        raise too_high(f"the loss diverged to {next(x for x in losses if not math.isfinite(x))}")
+        raise too_high(Message("st_diverged", value=next(x for x in losses if not math.isfinite(x))))
 
 
 def gradient_growth(classifier, mine, batch, per_loss: int = 1) -> float | None:
@@ -65,21 +64,16 @@ def gradient_growth(classifier, mine, batch, per_loss: int = 1) -> float | None:
 def explain_miss(accuracy: float, bar: float, losses: list[float], mine, before: dict, classifier, last_batch,
                  per_loss: int = 1) -> None:
     """Raise the Feedback that says why the accuracy missed the bar (`losses` per sentence)."""
-    missed = f"test accuracy {accuracy:.1%}, below the required {bar:.0%}"
+    missed = Message("st_missed", accuracy=accuracy, bar=bar)
     growth = gradient_growth(classifier, mine, last_batch, per_loss)
     if growth is not None and growth > GROWTH:
-        raise Feedback(f"no optimizer.zero_grad(): gradients accumulate: the head's gradient after the run is {growth:.0f} "
-                       f"times one batch's, so every step added its gradient to all the earlier ones; call "
-                       f"optimizer.zero_grad() each step ({missed})",
-                       "no optimizer.zero_grad(): gradients accumulate")
+        raise Feedback("st_no_zero_grad", "st_no_zero_grad_name", growth=growth, missed=missed)
     _, relative = encoder_change(mine, before)
     first, last = (sum(losses[:8]) / 8, sum(losses[-8:]) / 8) if len(losses) >= 16 else (math.nan, math.nan)
-    moved = f"the encoder's weights changed by {relative:.1e} of their size"
-    trend = (f"the loss went from {first:.3f} over the first 8 steps to {last:.3f} over the last 8" if len(losses) >= 16
-             else "the run reported fewer than 16 losses")
+    moved = Message("st_moved", relative=relative)
+    trend = Message("st_trend", first=first, last=last) if len(losses) >= 16 else Message("st_few_losses")
     if relative < TOO_LITTLE:
-        raise Feedback(f"the learning rate is too low: {moved} (the rates that pass move them by about 4e-3 or more) and "
-                       f"{trend} ({missed}); fine-tuning with AdamW wants about 5e-5 to 3e-4", "the learning rate is too low")
+        raise Feedback("st_lr_low", "st_lr_low_name", moved=moved, trend=trend, missed=missed)
     if relative > TOO_MUCH or (len(losses) >= 16 and (last > first + 0.02 or (last > CHANCE and relative > 1e-2))):
-        raise too_high(f"{trend}, never clearly below chance (ln 2 = 0.693), while {moved} ({missed})")
-    raise Feedback(f"{missed}: {trend} and {moved}")
+        raise too_high(Message("st_never_below_chance", trend=trend, moved=moved, missed=missed))
+    raise Feedback("st_missed_why", missed=missed, trend=trend, moved=moved)

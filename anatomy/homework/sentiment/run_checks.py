@@ -19,6 +19,7 @@ from torch import nn
 
 from anatomy.models.encoder import TransformerEncoder
 from anatomy.homework.feedback import Feedback, call
+from anatomy.homework.messages import Message
 from anatomy.homework.sentiment.checks import built, check_predict, check_training_step
 from anatomy.homework.sentiment.diagnosis import explain_miss, require_encoder_moved, require_finite
 from anatomy.homework.sentiment.scoring import correct_share, own_copy, predicted_logits, require_fine_tuned
@@ -52,9 +53,9 @@ def check_fine_tuning(classifier_class, fine_tune_run, evaluate, seed: int = 0) 
     try:
         built(classifier_class, seed)
     except Feedback as feedback:
-        if str(feedback).startswith("not yet implemented"):
-            raise Feedback("not yet implemented: Question 4 needs the head of question 1 first") from None
-        raise Feedback(f"question 4 needs the head of question 1 first: {feedback}") from None
+        if feedback.message.key in ("not_implemented", "st_no_head"):
+            raise Feedback("st_q4_needs_head") from None
+        raise Feedback("st_q4_head_wrong", feedback=feedback.message) from None
     wrong, per_loss = wrong_methods(classifier_class, seed)
     pretrained = TransformerEncoder.from_pretrained()
     before = {k: v.clone() for k, v in pretrained.state_dict().items()}
@@ -68,8 +69,7 @@ def check_fine_tuning(classifier_class, fine_tune_run, evaluate, seed: int = 0) 
     except Feedback as feedback:
         if not wrong:
             raise
-        raise Feedback(f"{feedback} (this run used a correct {' and '.join(wrong)} in place of yours, "
-                       "which an earlier question marks wrong)", feedback.name) from None
+        raise Feedback("st_used_correct", feedback.name, feedback=feedback.message, methods=", ".join(wrong)) from None
 
 
 def evaluated(classifier, evaluate, batches):
@@ -83,12 +83,9 @@ def evaluated(classifier, evaluate, batches):
     finally:
         handle.remove()
     if any(training for training, _ in log):
-        raise Feedback("evaluation ran in training mode (the check hands evaluate the model in training mode, as a "
-                       "training loop may leave it): call model.eval() first, or dropout keeps switching off random "
-                       "features and the accuracy changes from run to run", "evaluation ran in training mode")
+        raise Feedback("st_train_mode", "st_train_mode_name")
     if any(grad for _, grad in log):
-        raise Feedback("evaluation ran with autograd on: wrap it in torch.no_grad(), or every forward pass keeps its "
-                       "activations for a backward pass that never comes", "evaluation ran with autograd on")
+        raise Feedback("st_autograd_on", "st_autograd_on_name")
     return got
 
 
@@ -115,8 +112,7 @@ def fine_tuned_accuracy(classifier, fine_tune_run, evaluate, seed: int, config, 
     require_finite(losses)
     got, expected = evaluated(classifier, evaluate, chosen), correct_share(mine, chosen)
     if not isinstance(got, float) or abs(got - expected) > 1e-6:
-        raise Feedback(f"evaluate returned {got!r}; the share of correct predictions on the {len(chosen)} batches it "
-                       f"was handed is {expected:.3f}", "evaluate returned the wrong number")
+        raise Feedback("st_evaluate_wrong", "st_evaluate_wrong_name", got=got, count=len(chosen), expected=expected)
     accuracy = correct_share(mine, test_batches)
     if accuracy < REQUIRED_ACCURACY:
         explain_miss(accuracy, REQUIRED_ACCURACY, losses, mine, before, classifier, train_batches[STEPS - 1], per_loss)

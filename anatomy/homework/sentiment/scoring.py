@@ -31,8 +31,7 @@ def own_copy(classifier, config) -> OwnClassifier:
     try:
         mine.load_state_dict(classifier.state_dict(), strict=True)
     except RuntimeError as error:
-        raise Feedback("your classifier's weights do not fit an encoder plus an nn.Linear(D, 1) head, so the check "
-                       f"cannot score them: {str(error).splitlines()[0][:300]}") from None
+        raise Feedback("st_weights_misfit", error=str(error).splitlines()[0][:300]) from None
     return mine.eval()
 
 
@@ -57,8 +56,4 @@ def require_fine_tuned(mine: OwnClassifier, before: dict, config, batches, accur
     on the pre-trained encoder; a fine-tuned head does not, as it learnt with the encoder that moved."""
     alone = correct_share(head_on_pretrained(mine, before, config), batches)
     if accuracy - alone < gain:
-        raise Feedback(f"your classifier is not the fine-tuned network: the head alone classifies: on the encoder as "
-                       f"it was before the run it already scores {alone:.1%} (your whole classifier: {accuracy:.1%}), "
-                       "so the accuracy comes from the head (a linear probe, or a head trained elsewhere), not from "
-                       "fine-tuning the encoder; train every weight together on the batches you are handed",
-                       "not the fine-tuned network: the head alone classifies")
+        raise Feedback("st_head_alone", "st_head_alone_name", alone=alone, accuracy=accuracy)

@@ -1,12 +1,9 @@
-"""Messages the homework graders show a student, in English and Korean (one catalogue), and the
-language a submission gets: Korean for a notebook made from the Korean edition.
-
-Taught with: the homework notebooks 08, 10 and 19 (so far homework 3's messages; see the catalogue). `say(key, language, **fields)` words a message;
-tests/test_attention_tests_homework.py fails when a key lacks either language.
+"""Homework 3's messages (notebook 19, anatomy.homework.attention_tests): the mutant categories, the
+score and survivors, the reasons a question scores 0. Part of the catalogue, anatomy.homework.messages.
 """
 from __future__ import annotations
 
-CATALOGUE: dict[str, dict[str, str]] = {
+MESSAGES: dict[str, dict[str, str]] = {
     "cat_scaling": {"en": "a scaling error (the scores' 1/√d)", "ko": "스케일링 오류 (점수의 1/√d)"},
     "cat_masking": {"en": "a masking error", "ko": "마스킹 오류"},
     "cat_padded_rows": {"en": "a masking error in padded rows", "ko": "패딩된 행의 마스킹 오류"},
@@ -74,20 +71,3 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "import_error": {"en": "your test cell raised {error} when it ran, so this question scores 0",
                      "ko": "테스트 셀이 실행될 때 {error}를 일으켰으므로 이 문항은 0점입니다"},
 }
-LANGUAGES = ("en", "ko")
-
-
-def say(key: str, language: str = "en", **fields: object) -> str:
-    """The message `key` in `language` ("en" or "ko"), its {fields} filled in."""
-    if language not in LANGUAGES:
-        raise ValueError(f"language must be one of {LANGUAGES}, got {language!r}")
-    if key not in CATALOGUE:
-        raise KeyError(f"no message {key!r} in the catalogue")
-    return CATALOGUE[key][language].format(**fields)
-
-
-def language_of(notebook: dict) -> str:
-    """"ko" for a notebook built from the Korean edition (its markdown is Korean), else "en"."""
-    text = "".join("".join(c.get("source", "")) for c in notebook.get("cells", []) if c.get("cell_type") == "markdown")
-    hangul = sum("\uac00" <= ch <= "\ud7a3" for ch in text)
-    return "ko" if hangul > 0.1 * max(1, sum(ch.isalpha() for ch in text)) else "en"
