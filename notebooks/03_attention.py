@@ -301,8 +301,9 @@ print(f"A {tuple(A.shape)} == weights[0].T and H = V·A {tuple(H_cols.shape)} ==
 # rotation R (an orthogonal matrix, R Rᵀ = I; we pick det R = +1) and every score stays the same, since
 # W_q R (W_k R)ᵀ = W_q W_kᵀ. A reflection (det R = −1) works as well, and so does any invertible A on the
 # queries paired with A⁻ᵀ on the keys: W_q A (W_k A⁻ᵀ)ᵀ = W_q W_kᵀ. The value map can even wait until after the averaging:
-# weights · (X W_v) = (weights · X) W_v. The only non-linear function inside attention is the softmax;
-# the products of tokens in the scores, and of weights and values, are non-linear in the tokens too.
+# weights · (X W_v) = (weights · X) W_v. Apart from the softmax, attention applies no non-linear
+# function, yet it is not linear in the tokens: scores multiply two tokens, and the output multiplies
+# weights by values.
 
 # %%
 bilinear = embeddings[0] @ (to_query @ to_key.T) @ embeddings[0].T  # (T, T): x W_q W_kᵀ yᵀ for every pair
@@ -370,8 +371,9 @@ viz.neuron_view("the cat sat", "it slept", layer=0, head=0)
 #   Column notation (H = V·A) is our row-major form transposed.
 # - Queries, keys and values are linear maps of the tokens, with no non-linearity between: a score is the
 #   bilinear form x W_q W_kᵀ yᵀ / √d_k (with BERT's biases, plus a term linear in the key, up to terms
-#   the softmax cancels), unchanged when q and k turn by one rotation or reflection. The softmax is attention's only non-linear function; the products of
-#   tokens are non-linear in the tokens too.
+#   the softmax cancels), unchanged when q and k turn by one rotation or reflection. Apart from the softmax,
+#   attention applies no non-linear function, yet it is not linear in the tokens: scores multiply two
+#   tokens, and the output multiplies weights by values.
 # - Softmax with a large β tends to argmax (hard attention), and a dict lookup is hard attention on
 #   exact matches.
 # - Masks are boolean, with True = may attend. A causal mask hides the future and a padding mask hides `[PAD]`.
@@ -407,7 +409,7 @@ viz.neuron_view("the cat sat", "it slept", layer=0, head=0)
 # | cross-attention | 교차 어텐션 |
 #
 # ## 핵심 요약
-# - 어텐션은 softmax(QKᵀ/√d)V: 쿼리와 키를 비교하고, 정규화하고, 값을 가중 평균한다. 쿼리, 키, 값은 토큰 벡터의 선형 사상이고 그 사이에 비선형 함수가 없다. 점수는 쌍선형 형식 x W_q W_kᵀ yᵀ / √d_k(BERT의 편향이 있으면 키에 대해 선형인 항이 더해지고, 소프트맥스가 지우는 항은 빼고 본다)이어서 쿼리와 키를 같은 회전이나 반사로 돌려도 변하지 않으며, 어텐션 안의 비선형 함수는 소프트맥스뿐이다(토큰끼리의 곱도 토큰에 대해 비선형이다).
+# - 어텐션은 softmax(QKᵀ/√d)V: 쿼리와 키를 비교하고, 정규화하고, 값을 가중 평균한다. 쿼리, 키, 값은 토큰 벡터의 선형 사상이고 그 사이에 비선형 함수가 없다. 점수는 쌍선형 형식 x W_q W_kᵀ yᵀ / √d_k(BERT의 편향이 있으면 키에 대해 선형인 항이 더해지고, 소프트맥스가 지우는 항은 빼고 본다)이어서 쿼리와 키를 같은 회전이나 반사로 돌려도 변하지 않는다. 소프트맥스 말고는 어텐션이 적용하는 비선형 함수가 없지만, 어텐션은 토큰에 대해 선형이 아니다(점수는 두 토큰을 곱하고, 출력은 가중치와 값을 곱한다).
 # - √d로 나누지 않으면 내적의 분산이 d만큼 커져 소프트맥스가 포화되고, d = 4096에서는 그래디언트가 d = 16보다 열 배 이상 작아진다.
 # - 쿼리와 키는 폭 d_k가 같아야 하지만 값의 폭 d_v는 달라도 되며, 출력은 값의 폭을 따른다. 열 표기(H = V·A)는 행 중심인 우리 표기의 전치다.
 # - 역온도 β가 크면 소프트맥스는 argmax(하드 어텐션)에 가까워지고, 파이썬 딕셔너리는 정확히 일치하는 키에 대한 하드 어텐션이다.

@@ -452,7 +452,12 @@ if TRAIN_SENTENCES == 2400:
 # difference's 95 % interval, 0.43 ± 0.10, lies above 0), or
 # that praise one thing and pan another ("the plot is thin, but…"), use irony, or need knowledge of
 # the film. A word-level cue ("funny", "dull") points one way while the sentence means the other.
-# A larger model and the whole training split help, but some of these sentences divide human
+# In this run, for instance, "About as satisfying and predictable as the fare at your local drive
+# through", a pan (−2.00) that uses "satisfying" ironically, got P(positive) 0.91, and "A very average
+# science fiction film" (−0.71) got 0.90; the other way, the praise "despite the long running time, the
+# pace never feels slack … no scene that screams 'bathroom break!'" (+2.06), whose cue words sit inside
+# negations, got 0.09. (Which sentences head the list, and their probabilities, change with the CPU
+# that ran the fine-tuning.) A larger model and the whole training split help, but some of these sentences divide human
 # raters too.
 #
 # ## 10. What fine-tuning changed: attention from `[CLS]`

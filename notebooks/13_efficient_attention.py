@@ -183,8 +183,8 @@ for length in [1024, 4096, 32_768]:
 # sets the time. Ours runs the same tiles in a Python loop: every tile is a separate PyTorch call
 # whose intermediate results go back to main memory. In runs of E1 on this CPU it took from 0.6× to
 # 4.5× the naive time (allocating 1.5 GiB is slow too; Python loops suffer most on a busy machine),
-# and in the run of the appendix's table 13.5× the time of PyTorch's fused kernel (11,703 against
-# 866 ms).
+# and in the run of the table under "For the curious → Timings" at the end, 13.5× the time of PyTorch's
+# fused kernel (11,703 against 866 ms).
 
 # %% [markdown]
 # ## 2. Fewer keys per query: local and strided attention
@@ -527,7 +527,7 @@ for num_keys in [4096, 65_536, 1_048_576, 16_777_216]:
 # | local / sliding window | each query sees w neighbours | T·w | no: a fixed pattern |
 # | strided (Sparse Transformer) | local + every √T-th key | T·√T | no: a fixed pattern |
 # | Longformer | sliding window + a few global tokens | T·w | no |
-# | adaptive span | each head learns its reach z | T·z̄ (mean span) | no: keys beyond z + R are masked, beyond the layer's largest z + R dropped |
+# | adaptive span | each head learns its reach z | T·(largest z + R) in the authors' code; T·z̄ (mean span) only with per-head trimming | no: keys beyond z + R are masked, beyond the layer's largest z + R dropped |
 # | persistent memory | the FFN becomes N learned keys and values in attention | T·(T + N) | a different layer, not an approximation |
 # | product-key memory | a huge key-value table searched through half-keys | 2√N + k² per query | yes: the exact top k |
 # | Linformer | projects the T keys and values down to a fixed k | T·k | no: low-rank |
