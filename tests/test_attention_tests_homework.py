@@ -316,6 +316,7 @@ def test_innocent_names_and_calls_are_not_refused():
     from anatomy.homework.attention_tests.review import forbidden
     assert forbidden(INNOCENT) == []
     assert forbidden("def test_x(impl):\n    assert '{0.shape} {1}'.format(impl, '_').startswith('_')\n") == []
+    assert forbidden("mutant = hw.build('no_scale')\nprint(hw.check_tests.feedback([], question='q1'))\n") == []  # practice
 
 
 def honest_add_zero(impl):  # a lone test, torch bound by this module: as a notebook cell defines it

@@ -93,10 +93,12 @@ def forbidden(source: str, modules: dict[str, str] | None = None) -> list[tuple[
     outside = {n: m for n, m in (_MODULES.get() if modules is None else modules).items() if n not in bound}
     imported = imported_modules(tree) | outside  # torch, F, nn: torch.add(x, 1) is arithmetic, not a kept container
     homework = {n for n, m in imported.items() if m.startswith(HOMEWORK)} | ({"hw"} - set(imported) - bound)
+    inside = {id(n) for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+              for n in ast.walk(f)}  # hw is refused in tests and their helpers (a notebook cell may practise with it)
 
-    def note(name: str, what: str) -> None:
+    def note(name: str, what: str, node: ast.AST) -> None:
         root = name.split(".")[0]
-        if root in DETECT or name in DETECT or name.startswith(HOMEWORK):
+        if root in DETECT or name in DETECT or (name.startswith(HOMEWORK) and id(node) in inside):
             found.append((what, "why_detect"))
         elif root in OUTSIDE or name in OUTSIDE:
             found.append((what, "why_side_effects"))
@@ -106,15 +108,15 @@ def forbidden(source: str, modules: dict[str, str] | None = None) -> list[tuple[
             found.append((f"`{type(node).__name__.lower()} {', '.join(node.names)}`", "why_detect"))
         elif isinstance(node, ast.Import):
             for alias in node.names:
-                note(alias.name, f"import {alias.name}")
+                note(alias.name, f"import {alias.name}", node)
         elif isinstance(node, ast.ImportFrom):
-            note(node.module or "", f"from {node.module} import ...")
+            note(node.module or "", f"from {node.module} import ...", node)
             for alias in node.names:
-                note(alias.name, f"from {node.module} import {alias.name}")
-        elif isinstance(node, ast.Name) and node.id in homework and isinstance(node.ctx, ast.Load):
+                note(alias.name, f"from {node.module} import {alias.name}", node)
+        elif isinstance(node, ast.Name) and node.id in homework and isinstance(node.ctx, ast.Load) and id(node) in inside:
             found.append((f"`{node.id}` (the homework's own module: tests may not use it)", "why_detect"))
         elif isinstance(node, ast.Name) and (node.id not in bound or id(node) in called):  # id(x), open(...)
-            note(node.id, f"`{node.id}`")
+            note(node.id, f"`{node.id}`", node)
         elif isinstance(node, ast.Attribute):
             if node.attr.startswith("_") and node.attr not in DUNDERS:
                 found.append((f"the private attribute `.{node.attr}`", "why_detect"))
