@@ -119,11 +119,9 @@ def answer_code(statements: list[tuple[int, ast.stmt]], symbols: set[str]) -> li
 
 
 def reviewer(dotted: str, trees: list[ast.AST]) -> Callable[[str], list[tuple[str, str]]]:
-    """A homework's own review (its rules module's forbidden), told which names the notebook's import
-    statements bind to modules: a lone test's torch.add(x, 0) is arithmetic, `hw` is the homework."""
-    rules = rules_module(dotted)
-    modules = {name: module for tree in trees for name, module in rules.imported_modules(tree).items()}
-    return functools.partial(rules.forbidden, modules=modules)
+    """A homework's own review (its rules' forbidden), told what the notebook's imports bind to modules."""
+    rules = rules_module(dotted)  # so a lone test's torch.add(x, 0) is arithmetic and `hw` is the homework
+    return functools.partial(rules.forbidden, modules={n: m for t in trees for n, m in rules.imported_modules(t).items()})
 
 
 def review(cells: list[str], template: list[str], questions: dict[str, dict]) -> tuple[dict[str, str], list[str]]:

@@ -49,11 +49,9 @@ def knowing_modules(check: Callable) -> Callable:
             tests = list(tests)
         except TypeError:  # not a list of tests: the check says so
             return check(tests, *args, **kwargs)
-        token = _MODULES.set(modules_of(tests))
-        try:
-            return check(tests, *args, **kwargs)
-        finally:
-            _MODULES.reset(token)
+        context = contextvars.copy_context()  # the modules are known inside this call only
+        context.run(_MODULES.set, modules_of(tests))
+        return context.run(check, tests, *args, **kwargs)
     return run
 
 
@@ -131,8 +129,7 @@ def forbidden(source: str, modules: dict[str, str] | None = None) -> list[tuple[
     return list(dict.fromkeys(found))
 
 
-def root_of(node: ast.AST) -> str | None:
-    """The name an attribute or subscript chain starts from (torch.Tensor.add -> "torch"), or None."""
+def root_of(node: ast.AST) -> str | None:  # the name a chain starts from (torch.Tensor.add -> "torch")
     while isinstance(node, (ast.Subscript, ast.Attribute)):
         node = node.value
     return node.id if isinstance(node, ast.Name) else None
@@ -157,8 +154,7 @@ def kept(function: ast.FunctionDef | ast.AsyncFunctionDef, imported: Iterable[st
     return found
 
 
-def on_module(receiver: ast.AST, modules: set[str]) -> bool:
-    """Whether `receiver` is a module or a class reached from one (torch, torch.Tensor, nn.Module)."""
+def on_module(receiver: ast.AST, modules: set[str]) -> bool:  # torch, torch.Tensor, nn.Module: not containers
     while isinstance(receiver, ast.Attribute) and receiver.attr[:1].isupper():
         receiver = receiver.value
     return isinstance(receiver, ast.Name) and receiver.id in modules

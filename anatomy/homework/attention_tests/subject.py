@@ -16,25 +16,17 @@ from anatomy.homework.attention_tests.variants import VARIANTS, made
 
 
 class Attention:
-    """softmax(Q Kᵀ / √Dh) V -> (output (..., Tq, Dv), weights (..., Tq, Tk)); a fully masked row: zeros."""
+    """softmax(Q Kᵀ / √Dh) V -> (output (..., Tq, Dv), weights (..., Tq, Tk)); a fully masked row: zeros.
+    Each step is a method (one line where it can be) that a mutant may replace (variants.py)."""
 
-    def scores(self, query: torch.Tensor, key: torch.Tensor) -> torch.Tensor:
-        return query @ key.transpose(-2, -1) / math.sqrt(query.size(-1))  # (..., Tq, Tk)
-
-    def allowed(self, mask: torch.Tensor) -> torch.Tensor | None:
-        return mask
-
-    def fill(self, scores: torch.Tensor) -> float:
-        return float("-inf")
-
-    def normalise(self, scores: torch.Tensor) -> torch.Tensor:
-        return torch.softmax(scores, dim=-1)  # (..., Tq, Tk)
-
-    def zero_masked(self, weights: torch.Tensor, allowed: torch.Tensor) -> torch.Tensor:
-        return weights.masked_fill(~allowed, 0.0)  # a row with no allowed key: NaN -> 0
-
-    def mix(self, weights: torch.Tensor, key: torch.Tensor, value: torch.Tensor) -> torch.Tensor:
-        return weights @ value  # (..., Tq, Dv)
+    def scores(self, query: torch.Tensor, key: torch.Tensor) -> torch.Tensor:  # (..., Tq, Tk)
+        return query @ key.transpose(-2, -1) / math.sqrt(query.size(-1))
+    def allowed(self, mask: torch.Tensor) -> torch.Tensor | None: return mask
+    def fill(self, scores: torch.Tensor) -> float: return float("-inf")
+    def normalise(self, scores: torch.Tensor) -> torch.Tensor: return torch.softmax(scores, dim=-1)
+    def zero_masked(self, weights: torch.Tensor, allowed: torch.Tensor) -> torch.Tensor:  # a fully masked row: NaN -> 0
+        return weights.masked_fill(~allowed, 0.0)
+    def mix(self, weights: torch.Tensor, key: torch.Tensor, value: torch.Tensor) -> torch.Tensor: return weights @ value
 
     def __call__(self, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor,
                  mask: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
@@ -71,14 +63,10 @@ class KVCache:
         self.keys: torch.Tensor | None = None
         self.values: torch.Tensor | None = None
 
-    def __len__(self) -> int:
-        return 0 if self.keys is None else self.keys.size(-2)
+    def __len__(self) -> int: return 0 if self.keys is None else self.keys.size(-2)
 
-    def stored(self, keys: torch.Tensor, values: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        return keys, values
-
-    def grown(self, held: torch.Tensor, new: torch.Tensor) -> torch.Tensor:
-        return torch.cat([held, new], dim=-2)  # (B, H, T + Tnew, Dh)
+    def stored(self, keys: torch.Tensor, values: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]: return keys, values
+    def grown(self, held: torch.Tensor, new: torch.Tensor) -> torch.Tensor: return torch.cat([held, new], dim=-2)
 
     def update(self, keys: torch.Tensor, values: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         keys, values = self.stored(keys, values)
@@ -109,18 +97,10 @@ class MultiHeadAttention(nn.Module):
         batch, _, length, _ = x.shape
         return x.transpose(1, 2).reshape(batch, length, -1)
 
-    def key_projection(self) -> nn.Linear:
-        return self.k_proj
-
-    def scaled_query(self, q: torch.Tensor) -> torch.Tensor:
-        return q  # attention divides the scores by √Dh
-
-    def past_of(self, past: int, cache: KVCache) -> int:
-        return past  # the tokens held before this update
-
-    def projected(self, out: torch.Tensor) -> torch.Tensor:
-        return self.out_proj(out)
-
+    def key_projection(self) -> nn.Linear: return self.k_proj
+    def scaled_query(self, q: torch.Tensor) -> torch.Tensor: return q  # attention divides the scores by √Dh
+    def past_of(self, past: int, cache: KVCache) -> int: return past  # the tokens held before this update
+    def projected(self, out: torch.Tensor) -> torch.Tensor: return self.out_proj(out)
     def forward(self, query: torch.Tensor, key: torch.Tensor | None = None, value: torch.Tensor | None = None,
                 mask: torch.Tensor | None = None, cache: KVCache | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         """-> (output (B, Tq, D), weights (B, H, Tq, Tk)). With a cache, query = key = value are the new
@@ -157,8 +137,7 @@ class DecoderLayer(nn.Module):
     def cross_mask(self, memory_mask: torch.Tensor | None, length: int, sources: int) -> torch.Tensor | None:
         return None if memory_mask is None else memory_mask[:, None, None, :]  # (B, 1, 1, Ts)
 
-    def source(self, x: torch.Tensor, memory: torch.Tensor) -> torch.Tensor:
-        return memory
+    def source(self, x: torch.Tensor, memory: torch.Tensor) -> torch.Tensor: return memory  # what cross-attention reads
 
     def forward(self, x: torch.Tensor, memory: torch.Tensor, memory_mask: torch.Tensor | None = None) -> torch.Tensor:
         """x (B, Tq, D), memory (B, Ts, D), memory_mask (B, Ts) True = a real source token -> (B, Tq, D)."""
