@@ -62,7 +62,7 @@ class Remote(Held):
 class RemoteFunction(Remote):
     @property
     def __name__(self) -> str:
-        return str(self._info["cls"]["name"])
+        return str(self._info.get("name", self._info["cls"]["name"]))  # the child's function's own name
 
 
 class RemoteType(Remote):

@@ -12,10 +12,12 @@ review.py runs both in a process of its own, with a time and a memory limit.
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import re
 from collections import Counter
 from pathlib import Path
+from typing import Callable
 
 from anatomy_grading.words import hits_of, rules_module, words
 
@@ -122,6 +124,12 @@ def answer_code(statements: list[tuple[int, ast.stmt]], symbols: set[str]) -> li
     return [statements[k] for k in sorted(chosen)]
 
 
+def reviewer(dotted: str, trees: list[ast.AST]) -> Callable[[str], list[tuple[str, str]]]:
+    """A homework's own review (its rules' forbidden), told what the notebook's imports bind to modules."""
+    rules = rules_module(dotted)  # so a lone test's torch.add(x, 0) is arithmetic and `hw` is the homework
+    return functools.partial(rules.forbidden, modules={n: m for t in trees for n, m in rules.imported_modules(t).items()})
+
+
 def review(cells: list[str], template: list[str], questions: dict[str, dict]) -> tuple[dict[str, str], list[str]]:
     """({question: why it scores 0}, [flags for review]). questions: {q: {"symbols": [...], "forbidden": [...], "why": ...}}."""
     known = {normalized(t) for t in template}
@@ -135,9 +143,10 @@ def review(cells: list[str], template: list[str], questions: dict[str, dict]) ->
     if sum(len(c) for c in cells) > LARGE_CODE:
         flags.append(f"the notebook holds {sum(len(c) for c in cells):,} characters of code (data or weights inside?)")
     statements = [(i, node) for i, tree in trees.items() for node in tree.body]
+    everything = [tree for c in cells if (tree := parsed(c)) is not None]
     zero, judged = {}, set()
     for question, rules in questions.items():
-        extra = rules_module(rules["review"]).forbidden if rules.get("review") else None
+        extra = reviewer(rules["review"], everything) if rules.get("review") else None
         for i, node in answer_code(statements, set(rules["symbols"])):
             judged.add(id(node))
             if hits := hits_of(node, rules, extra):
@@ -146,7 +155,7 @@ def review(cells: list[str], template: list[str], questions: dict[str, dict]) ->
                     flags.append(f"{question}: cell {i} uses {hits[0]} ({rules['why']})")
                 break
     for rules in {r["review"]: r for r in questions.values() if r.get("review")}.values():  # outside any answer
-        extra = rules_module(rules["review"]).forbidden
+        extra = reviewer(rules["review"], everything)
         flags += [f"cell {i} uses {hit} outside the answers" for i, node in statements if id(node) not in judged
                   for hit in hits_of(node, rules, extra)[:1]]
     for i, tree in trees.items():

@@ -138,9 +138,12 @@
 #   a variable of your own with such a name, as in `for time in range(T)`, is fine); the attributes
 #   `.perf_counter`, `.monotonic`, `.process_time`, `.getsource`, `.call_count`, `.save`, `.system`,
 #   `.popen`, `.write_text`, `.write_bytes`, `.unlink`; any attribute starting with `_` other than
-#   `__init__` and `__name__`; and state a test keeps from one run to the next (a mutable default
-#   argument, a list or dict outside the test that it changes). Call `impl.attention(...)`, never
-#   `getattr(impl, "attention")`. The grader also refuses these names anywhere in your answer's code,
+#   `__init__` and `__name__`, also when a string names it (`"{0._x}".format(obj)`,
+#   `operator.attrgetter("_x")`: a string reads an attribute as a dot does); the homework package `hw`
+#   (your tests run in the grader without it: compare with references, never with `hw.build(None)`);
+#   and state a test keeps from one run to the next (a mutable default argument, a list or dict outside
+#   the test that it changes). Call `impl.attention(...)`, never `getattr(impl, "attention")`. The
+#   grader also refuses these names anywhere in your answer's code,
 #   helpers included: `homework`, `anatomy_grading`, `mutants`, `mutation`, `closure`, `_bug`, `getpid`,
 #   `getstate`;
 # - time: each run of a test has 10 seconds and each question 40 seconds in all, and every test runs
@@ -152,8 +155,8 @@
 # runs the same mutants and the same review of your test functions in your notebook; the grader also
 # reviews the helper functions your tests call, and refuses the names above anywhere. The feedback
 # names the *kind* of bug your tests missed ("a scaling error", "a masking error"). The mutants are not
-# secret: the `hw` package this notebook imports holds them for practice (`hw.MUTANTS` names them,
-# `hw.build("no_scale")` builds one); the grade comes from the grader's own run of your notebook.
+# secret: the `hw` package this notebook imports holds them for practice outside your tests (`hw.MUTANTS`
+# names them, `hw.build("no_scale")` builds one); the grade comes from the grader's own run of your notebook.
 #
 # | question | what your tests must hold | points | time |
 # |---|---|---|---|
@@ -218,7 +221,8 @@ impl = hw.build(None)  # the correct implementation: try your tests on it while 
 #   of the Tk positions (while generating with a cache, Tq < Tk).
 # - `impl.MultiHeadAttention(d_model, num_heads)`: `q_proj`, `k_proj`, `v_proj`, `out_proj` (each
 #   `nn.Linear(D, D)` with a bias); `mha(query, key=None, value=None, mask=None, cache=None)` →
-#   `(output (B, Tq, D), weights (B, H, Tq, Tk))`; key and value default to the query (self-attention).
+#   `(output (B, Tq, D), weights (B, H, Tq, Tk))`; key defaults to the query and value to the key
+#   (self-attention).
 # - `impl.DecoderLayer(d_model, num_heads, d_ff)`: the post-LN decoder layer of notebook 06; `layer(x,
 #   memory, memory_mask=None)` → (B, Tq, D), with causal self-attention over `x` (B, Tq, D),
 #   cross-attention over the encoder's `memory` (B, Ts, D), `memory_mask` (B, Ts) True at real source

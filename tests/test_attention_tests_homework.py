@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 import random
 import re
+import types
 from pathlib import Path
 
 import pytest
@@ -177,6 +178,79 @@ def test_no_bug_name_on_what_a_test_receives():
         assert type(impl.KVCache()).__name__ == "KVCache"
 
 
+def handed_out(impl) -> tuple[dict, set]:
+    """Everything a test can reach from `impl` but code: for each function its names, module, docstring,
+    defaults, closure and attributes; for each class its names and __dict__ (walked); for each instance its
+    class and __dict__ (two implementations differing only by code give equal walks); and the string
+    constants of every function's code."""
+    seen: dict[int, str] = {}
+    constants: set = set()
+
+    def strings(code) -> list:
+        return [c for c in code.co_consts if isinstance(c, str)] + [s for c in code.co_consts
+                                                                      if hasattr(c, "co_consts") for s in strings(c)]
+
+    def walk(value, path: str):
+        if id(value) in seen:
+            return ("seen at", seen[id(value)])
+        seen[id(value)] = path
+        if isinstance(value, (types.FunctionType, types.MethodType)):
+            function = getattr(value, "__func__", value)
+            own = walk(value.__self__, path + ".__self__") if isinstance(value, types.MethodType) else None
+            cells = [walk(c.cell_contents, path + ".cell") for c in function.__closure__ or ()]
+            return ("function", function.__name__, function.__qualname__, function.__module__, function.__doc__,
+                    repr(function.__defaults__), repr(function.__kwdefaults__), vars(function), cells,
+                    constants.update(strings(function.__code__)), function.__globals__["__name__"], own)
+        if isinstance(value, type):
+            inside = {k: walk(v, f"{path}.{k}") for k, v in vars(value).items() if k not in ("__dict__", "__weakref__")}
+            return ("class", value.__name__, value.__qualname__, value.__module__, value.__mro__[1:], inside)
+        if isinstance(value, (str, int, float, bool, type(None))):
+            return value
+        return ("instance", walk(type(value), path + ".__class__"), {k: walk(v, f"{path}.{k}")
+                                                                     for k, v in vars(value).items()})
+    return {name: walk(value, name) for name, value in vars(impl).items()}, constants
+
+
+def test_what_a_test_receives_differs_between_mutants_only_by_code():
+    """review_19_second A: attrgetter("_bug")(mha), '{0._bug}'.format(cache) and closures read the bug's name.
+    Now no attribute, closure, default, docstring, name or string constant of anything build() hands out
+    (functions, classes, their __dict__, the instances it holds) differs between mutants; only code does."""
+    correct, _ = handed_out(build(None))
+    for mutant in MUTANTS:
+        walked, constants = handed_out(build(mutant.name))
+        assert walked == correct, mutant.name
+        assert not any(m.name in text or "bug" in text for text in constants | {repr(walked)} for m in MUTANTS)
+    assert [build(m.name).MultiHeadAttention.split.__code__ for m in MUTANTS].count(
+        build(None).MultiHeadAttention.split.__code__) == len(MUTANTS) - 1  # only split_no_transpose changes it
+
+
+def test_every_variant_replaces_a_step_that_exists():
+    from anatomy.homework.attention_tests import subject
+    from anatomy.homework.attention_tests.variants import VARIANTS
+    assert set(VARIANTS) == {m.name for m in MUTANTS}
+    for name, steps in VARIANTS.items():
+        for step, code in steps.items():
+            owner, method = step.split(".")
+            correct = vars(getattr(subject, owner))[method]
+            assert code.__code__.co_argcount == correct.__code__.co_argcount and not code.__code__.co_freevars, step
+    with pytest.raises(ValueError, match="bug must be None or one of the mutants' names, got 'no_such_bug'"):
+        build("no_such_bug")
+
+
+def test_reading_the_bug_by_a_string_finds_nothing(tmp_path):
+    """The reviewer's cheats, unreviewed (source=""): with no name stored, each fails on the correct
+    implementation, so it scores 0 even where the review would miss it."""
+    module, _ = write(tmp_path, "import operator\n\n"
+                      "def test_attr(impl):\n    bug = operator.attrgetter('_bug')(impl.MultiHeadAttention(8, 2))\n"
+                      "    assert bug is None or bug.startswith('eq')\n\n"
+                      "def test_format(impl):\n    assert '{0._bug}'.format(impl.KVCache()) in ('None', 'eq')\n\n"
+                      "def test_closure(impl):\n    assert 'eq' in '{0.__closure__[0].cell_contents}'.format(impl.attention)\n")
+    for name in ("test_attr", "test_format", "test_closure"):
+        tests = {name: getattr(module, name)}
+        graded = mutation.grade_question("q1", list(tests), mutation.in_process(tests), rng=random.Random(0))
+        assert graded.share == 0.0 and "fails on the correct implementation" in graded.lines[0], (name, graded.lines)
+
+
 def test_a_hanging_test_costs_its_own_question_only(tmp_path):
     reference = load(REFERENCE).SUITE
     module, source = write(tmp_path, "def test_hangs(impl):\n    while True:\n        pass\n")
@@ -206,6 +280,13 @@ def test_no_tests_and_too_many_tests_score_zero_with_a_message():
     ("SEEN = {}\ndef test_x(impl):\n    SEEN['a'] = 1\n", "state kept"),
     ("getattr = getattr\ndef test_x(impl):\n    getattr(impl, 'x')\n", "`getattr`"),
     ("def test_x(impl):\n    return id(impl)\n", "`id`"),
+    ("import operator\ndef test_x(impl):\n    operator.attrgetter('_bug')(impl.KVCache())\n", "private attribute `._bug`"),
+    ("def test_x(impl):\n    assert '{0._bug}'.format(impl.KVCache())\n", "private attribute `._bug`"),
+    ("def test_x(impl):\n    '{0.__closure__[0].cell_contents}'.format(impl.attention)\n", "`.__closure__`"),
+    ("from operator import methodcaller as m\ndef test_x(impl):\n    m('__getstate__')(impl.KVCache())\n", "`.__getstate__`"),
+    ("def test_x(impl):\n    assert hw.build(None).causal_mask(2).equal(impl.causal_mask(2))\n", "`hw` (the homework's own module"),
+    ("def test_x(impl):\n    from anatomy.homework import attention_tests\n", "from anatomy.homework import"),
+    ("import torch\ndef test_x(impl):\n    torch.seen = []\n", "`torch.seen` (state kept"),
 ])
 def test_prying_or_side_effects_score_zero_and_are_flagged(source, what):
     graded = mutation.grade_question("q1", ["test_x"], lambda *_: None, source=source)
@@ -234,6 +315,32 @@ def test_x(impl):
 def test_innocent_names_and_calls_are_not_refused():
     from anatomy.homework.attention_tests.review import forbidden
     assert forbidden(INNOCENT) == []
+    assert forbidden("def test_x(impl):\n    assert '{0.shape} {1}'.format(impl, '_').startswith('_')\n") == []
+    assert forbidden("mutant = hw.build('no_scale')\nprint(hw.check_tests.feedback([], question='q1'))\n") == []  # practice
+
+
+def honest_add_zero(impl):  # a lone test, torch bound by this module: as a notebook cell defines it
+    _, weights = impl.attention(torch.randn(1, 2, 4), torch.randn(1, 3, 4), torch.randn(1, 3, 4))
+    assert torch.allclose(torch.add(weights.sum(-1), 0), torch.ones(1, 2))
+    assert torch.allclose(torch.Tensor.add(weights.sum(-1), 0), torch.ones(1, 2))
+
+
+def test_a_lone_test_calling_torch_add_is_reviewed_as_arithmetic_in_the_check_cell():
+    """review_19_second A: the check cell reviews inspect.getsource(test) alone, without `import torch`;
+    torch.add(x, 0) was taken for a kept container and zeroed. The check knows torch is a module."""
+    from anatomy.homework import attention_tests as hw
+    verdict = hw.check_tests.verdict([honest_add_zero], question="q1")
+    assert verdict is not None and "scores 0" not in str(verdict) and verdict.share > 0, str(verdict)
+
+
+def test_hw_inside_a_test_is_refused_in_the_check_cell():
+    """review_19_second B: comparing with hw.build(None) passed the check cell and crashed in the grader."""
+    from anatomy.homework import attention_tests as hw
+
+    def test_against_hw(impl):
+        assert torch.equal(hw.build(None).causal_mask(3), impl.causal_mask(3))
+    verdict = hw.check_tests.verdict([test_against_hw], question="q2")
+    assert verdict.share == 0.0 and "`hw` (the homework's own module" in str(verdict), str(verdict)
 
 
 def test_a_syntax_error_scores_zero_with_a_message():

@@ -238,3 +238,45 @@ def test_korean_submission_gets_korean_timeout_and_refusal(tmp_path):
     assert scores(result)["q1"] == scores(result)["q2"] == 0.0 and scores(result)["q3"] == 3.0, said
     assert "0점" in said["q1"] and "scores 0" not in said["q1"], said["q1"]
     assert "0점" in said["q2"] and "강사" in said["q2"] and "scores 0" not in said["q2"], said["q2"]
+
+
+STRING_CHEATS = '''
+import operator
+
+
+def test_attrgetter(impl):
+    bug = operator.attrgetter("_bug")(impl.MultiHeadAttention(8, 2))
+    assert bug is None or bug.startswith("eq")
+
+
+def test_closure_field(impl):
+    assert "eq" in "{0.__closure__[0].cell_contents}".format(impl.causal_mask)
+
+
+def test_never(impl):
+    assert False, "never passes"
+
+
+def test_against_hw(impl):
+    assert torch.equal(hw.build(None).causal_mask(3), impl.causal_mask(3))
+
+
+def test_adds_zero(impl):
+    _, weights = impl.attention(torch.randn(1, 2, 4), torch.randn(1, 3, 4), torch.randn(1, 3, 4))
+    assert torch.allclose(torch.add(weights.sum(-1), 0), torch.ones(1, 2))
+'''
+
+
+def test_strings_reading_private_names_and_hw_are_refused_honest_add_is_not(tmp_path):
+    """review_19_second: attrgetter("_bug") and "{0.__closure__...}".format scored 15/15 unflagged (A); a test
+    using `hw` got a cryptic unpack error (B); a lone torch.add(x, 0) was zeroed as "state kept" (A); the
+    feedback named a test "function (#1)" (C). Each through the trusted grader."""
+    lists = REFERENCE_LISTS | {"q1": "[test_attrgetter]", "q2": "[test_closure_field]", "q3": "[test_never]",
+                               "q4": "[test_against_hw]", "q5": REFERENCE_LISTS["q5"][:-1] + ", test_adds_zero]"}
+    result = graded(tmp_path, reference_code() + "\n" + STRING_CHEATS, lists)
+    said, got = outputs(result), scores(result)
+    assert got == {"q1": 0.0, "q2": 0.0, "q3": 0.0, "q4": 0.0, "q5": 3.0}, said
+    assert "`._bug`" in said["q1"] and "`.__closure__`" in said["q2"], said
+    assert "test_never (#1)" in said["q3"] and "function (#1)" not in said["q3"], said["q3"]
+    assert "`hw` (the homework's own module" in said["q4"] and "unpack" not in said["q4"], said["q4"]
+    assert {flag.split(":")[0] for flag in result.flags} == {"q1", "q2", "q4"}, result.flags

@@ -8,19 +8,21 @@ graded by the planted bugs (mutants) they catch.
 `impl` offers attention(query, key, value, mask=None) -> (output, weights), causal_mask(Tq, Tk=None),
 MultiHeadAttention(d_model, num_heads) (q_proj, k_proj, v_proj, out_proj; forward(query, key, value,
 mask, cache)), DecoderLayer(d_model, num_heads, d_ff)(x, memory, memory_mask) and KVCache()
-(subject.py; `build(None)` is the correct one). mutants.py lists the hidden mutants by question and
-category; checks.py holds the graded check `check_tests(tests, question=...)`; mutation.py grades a question's tests against them; review.py refuses tests that pry at
-which implementation runs or reach outside the test; anatomy.homework.messages holds its messages
-in English and Korean.
+(subject.py; `build(None)` is the correct one, `build("no_scale")` a mutant). mutants.py lists the
+mutants by question and category (public: students may practise on them; a test cannot tell which one
+runs), variants.py holds their code; checks.py holds the graded check `check_tests(tests, question=...)`;
+mutation.py grades a question's tests against them; review.py refuses tests that pry at which
+implementation runs or reach outside the test; anatomy.homework.messages holds its messages in English
+and Korean.
 """
 from anatomy.homework import graded
-from anatomy.homework.attention_tests import checks
+from anatomy.homework.attention_tests import checks, review
 from anatomy.homework.attention_tests.checks import PartialCredit
 from anatomy.homework.messages import language_of, say
 from anatomy.homework.attention_tests.mutants import MUTANTS, QUESTIONS
 from anatomy.homework.attention_tests.mutation import Graded, grade_question, in_process
 from anatomy.homework.attention_tests.subject import build
 
-check_tests = graded(checks.check_tests)
+check_tests = graded(review.knowing_modules(checks.check_tests))  # its review knows the tests' modules
 
 __all__ = ["MUTANTS", "QUESTIONS", "Graded", "PartialCredit", "check_tests", "build", "grade_question", "in_process", "language_of", "say"]

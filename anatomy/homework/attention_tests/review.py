@@ -1,13 +1,23 @@
 """What a homework-3 test may not do, read from its source before it runs (the trusted grader's static
 review applies these same rules, plan.SUITE, to the answer cells of the notebook read as JSON): look at
 *which* implementation runs (its source, identity, private or dunder state, timing, call counts, state
-kept from one run to the next) or reach outside the test (files, processes). Only imports, calls,
-attributes and names the code does not bind itself count: `for time in range(T)` or a variable named
-`signal` is the student's own. Taught with: notebook 19_homework_attention_tests.
+kept from one run to the next, the homework's own module `hw`) or reach outside the test (files,
+processes). Only imports, calls, attributes and names the code does not bind itself count: `for time in
+range(T)` or a variable named `signal` is the student's own. A string may not name a private attribute
+either ("{0._x}".format(obj), attrgetter("_x")): a string reads an attribute as well as a dot does.
+Which names are modules (torch.add(x, 0) is arithmetic, not a kept container) comes from the source's own
+imports and from its caller: the check cell passes what its tests' module binds to modules
+(`knowing_modules`), the grader the notebook's import statements (`imported_modules`).
+Taught with: notebook 19_homework_attention_tests.
 """
 from __future__ import annotations
 
 import ast
+import contextvars
+import functools
+import re
+import types
+from typing import Any, Callable, Iterable
 
 DETECT = {"inspect", "dis", "gc", "sys", "time", "timeit", "id", "hash", "vars", "dir", "getattr", "setattr",
           "globals", "locals", "eval", "exec", "compile", "__import__", "importlib", "builtins", "traceback", "mock",
@@ -20,11 +30,54 @@ ATTRIBUTES = {"perf_counter": "why_detect", "monotonic": "why_detect", "process_
               "write_bytes": "why_side_effects", "unlink": "why_side_effects"}  # (list.remove is fine: os needs an import)
 DUNDERS = {"__init__", "__name__"}  # the only __dunder__ attributes a test may use (super().__init__(), f.__name__)
 STATE = {"append", "extend", "update", "setdefault", "add", "insert", "pop", "popitem", "clear", "remove"}
+HOMEWORK = ("anatomy.homework", "anatomy_grading")  # the homework's module (`hw`): a test in the grader has none
+FIELD = re.compile(r"\{[^{}]*?\.(_\w+)")  # a format field reading a private attribute: "{0._x}", "{0.__closure__}"
+_MODULES: contextvars.ContextVar[dict[str, str]] = contextvars.ContextVar("modules", default={})
 
 
-def forbidden(source: str) -> list[tuple[str, str]]:
+def modules_of(tests: Iterable[Any]) -> dict[str, str]:
+    """{name: module} for each name the tests' modules bind to a module (the check cell: their __globals__)."""
+    return {name: value.__name__ for test in tests for name, value in getattr(test, "__globals__", {}).items()
+            if isinstance(value, types.ModuleType)}
+
+
+def knowing_modules(check: Callable) -> Callable:
+    """`check(tests, ...)` whose review (forbidden) knows what the tests' module binds to modules."""
+    @functools.wraps(check)
+    def run(tests: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            tests = list(tests)
+        except TypeError:  # not a list of tests: the check says so
+            return check(tests, *args, **kwargs)
+        context = contextvars.copy_context()  # the modules are known inside this call only
+        context.run(_MODULES.set, modules_of(tests))
+        return context.run(check, tests, *args, **kwargs)
+    return run
+
+
+def imported_modules(tree: ast.AST) -> dict[str, str]:
+    """{name: module} for each name an import statement in `tree` binds ("from m import x" binds x to m.x)."""
+    found = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {a.asname or a.name.split(".")[0]: a.name if a.asname else a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            found |= {a.asname or a.name: f"{node.module or ''}.{a.name}" for a in node.names}
+    return found
+
+
+def private_path(text: str) -> str | None:
+    """The private name a string reads as an attribute path ("{0._x}", "_x", "a.__closure__"), or None."""
+    names = FIELD.findall(text)
+    if not names and re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", text):
+        names = [part for part in text.split(".") if part.startswith("_") and len(part) > 1]
+    return next((name for name in names if name not in DUNDERS), None)
+
+
+def forbidden(source: str, modules: dict[str, str] | None = None) -> list[tuple[str, str]]:
     """[(what, "why_detect" or "why_side_effects")] for each forbidden use in `source`; [] when clean.
-    A source that does not parse gives [("a syntax error ...", "import_error")]."""
+    `modules`: {name: module} the source's names are bound to outside it (default: what the check cell's
+    `knowing_modules` set). A source that does not parse gives [("a syntax error ...", "import_error")]."""
     try:
         tree = ast.parse(source)
     except SyntaxError as error:
@@ -35,12 +88,15 @@ def forbidden(source: str) -> list[tuple[str, str]]:
               for a in n.posonlyargs + n.args + n.kwonlyargs + [n.vararg, n.kwarg] if a is not None}
     called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}  # a called name counts, bound or not
     bound |= {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
-    imported = {(a.asname or a.name).split(".")[0] for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
-                for a in n.names}  # torch, F, nn: torch.add(x, 1) is arithmetic, not a kept container
+    outside = {n: m for n, m in (_MODULES.get() if modules is None else modules).items() if n not in bound}
+    imported = imported_modules(tree) | outside  # torch, F, nn: torch.add(x, 1) is arithmetic, not a kept container
+    homework = {n for n, m in imported.items() if m.startswith(HOMEWORK)} | ({"hw"} - set(imported) - bound)
+    inside = {id(n) for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+              for n in ast.walk(f)}  # hw is refused in tests and their helpers (a notebook cell may practise with it)
 
-    def note(name: str, what: str) -> None:
+    def note(name: str, what: str, node: ast.AST) -> None:
         root = name.split(".")[0]
-        if root in DETECT or name in DETECT:
+        if root in DETECT or name in DETECT or (name.startswith(HOMEWORK) and id(node) in inside):
             found.append((what, "why_detect"))
         elif root in OUTSIDE or name in OUTSIDE:
             found.append((what, "why_side_effects"))
@@ -50,27 +106,39 @@ def forbidden(source: str) -> list[tuple[str, str]]:
             found.append((f"`{type(node).__name__.lower()} {', '.join(node.names)}`", "why_detect"))
         elif isinstance(node, ast.Import):
             for alias in node.names:
-                note(alias.name, f"import {alias.name}")
+                note(alias.name, f"import {alias.name}", node)
         elif isinstance(node, ast.ImportFrom):
-            note(node.module or "", f"from {node.module} import ...")
+            note(node.module or "", f"from {node.module} import ...", node)
             for alias in node.names:
-                note(alias.name, f"from {node.module} import {alias.name}")
+                note(alias.name, f"from {node.module} import {alias.name}", node)
+        elif isinstance(node, ast.Name) and node.id in homework and isinstance(node.ctx, ast.Load) and id(node) in inside:
+            found.append((f"`{node.id}` (the homework's own module: tests may not use it)", "why_detect"))
         elif isinstance(node, ast.Name) and (node.id not in bound or id(node) in called):  # id(x), open(...)
-            note(node.id, f"`{node.id}`")
+            note(node.id, f"`{node.id}`", node)
         elif isinstance(node, ast.Attribute):
             if node.attr.startswith("_") and node.attr not in DUNDERS:
                 found.append((f"the private attribute `.{node.attr}`", "why_detect"))
             elif node.attr in ATTRIBUTES:
                 found.append((f"`.{node.attr}`", ATTRIBUTES[node.attr]))
+            elif isinstance(node.ctx, (ast.Store, ast.Del)) and root_of(node) in imported:  # torch.seen = []
+                found.append((f"`{ast.unparse(node)[:60]}` (state kept from one run to the next)", "why_detect"))
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and (name := private_path(node.value)):
+            found.append((f"the private attribute `.{name}` in the string {node.value[:40]!r}", "why_detect"))
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             found += [(f"`{what}` (state kept from one run to the next)", "why_detect") for what in kept(node, imported)]
     return list(dict.fromkeys(found))
 
 
-def kept(function: ast.FunctionDef | ast.AsyncFunctionDef, imported: set[str] = frozenset()) -> list[str]:
+def root_of(node: ast.AST) -> str | None:  # the name a chain starts from (torch.Tensor.add -> "torch")
+    while isinstance(node, (ast.Subscript, ast.Attribute)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def kept(function: ast.FunctionDef | ast.AsyncFunctionDef, imported: Iterable[str] = frozenset()) -> list[str]:
     """What `function` keeps between its calls: a mutable default argument, or a container it did not
     create itself but changes (SEEN.append(out), FIRST[key] = out): record-and-compare across runs.
-    A method called straight on an `imported` module (torch.add(x, 1)) is no container."""
+    A method called on an `imported` module or on a class of it (torch.add(x, 1), torch.Tensor.add) is no container."""
     own = {n.id for n in ast.walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     own |= {a.arg for a in function.args.posonlyargs + function.args.args + function.args.kwonlyargs}
     found = [f"{function.name}(... = {ast.unparse(d)})" for d in function.args.defaults + function.args.kw_defaults
@@ -78,12 +146,15 @@ def kept(function: ast.FunctionDef | ast.AsyncFunctionDef, imported: set[str] = 
     for node in ast.walk(function):
         target = None
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in STATE:
-            receiver = node.func.value
-            target = None if isinstance(receiver, ast.Name) and receiver.id in imported else receiver
+            target = None if on_module(node.func.value, set(imported)) else node.func.value
         elif isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, (ast.Store, ast.Del)):
             target = node.value
-        while isinstance(target, (ast.Subscript, ast.Attribute)):
-            target = target.value
-        if isinstance(target, ast.Name) and target.id not in own and target.id != "self":
+        if (name := root_of(target)) is not None and name not in own and name != "self":
             found.append(ast.unparse(node)[:60])
     return found
+
+
+def on_module(receiver: ast.AST, modules: set[str]) -> bool:  # torch, torch.Tensor, nn.Module: not containers
+    while isinstance(receiver, ast.Attribute) and receiver.attr[:1].isupper():
+        receiver = receiver.value
+    return isinstance(receiver, ast.Name) and receiver.id in modules
