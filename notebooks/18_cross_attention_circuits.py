@@ -113,6 +113,7 @@ plt.show()
 # Read this as a lecturer would: every head of layer 1, and most of layer 0, looks mostly at the field
 # being written (layer 0's head 3 least). The heat-map does not single out one "month head" or one "day head": by where they look, the heads are
 # alike. Whether the model *needs* a head is a different question, and only an intervention answers it.
+# Section 5 shows one of these dates in BertViz, each head named by what sections 1–3 measure.
 #
 # ## 2. Ablation per head and per field
 # Zero ablation replaces one head's output (its `cross_z`, before `out_proj` mixes the heads) by zeros; mean
@@ -346,6 +347,64 @@ print(f"path patching through head 1.1's keys and values: ours {ours:.4f}, nnsig
 #
 # The graded parts of the homework are unchanged; this section is what a full answer could add.
 #
+# **The heads, named, in BertViz.** BertViz (07) draws the same kind of heat-map interactively, head by head.
+# Below: the cross-attention of both decoder layers for one held-out date of section 1, the first in homework
+# 1's format ("Wednesday, March 3, 2021"), with its ISO answer as the decoder's input. BertViz takes no names
+# for heads, and it draws head h in the same colour in every layer; so a legend beside the view
+# (`anatomy.display.named_head_view`, in BertViz's colours) names each head by what sections 1–3 measured about
+# it: its mean share of the month over the 50 pairs (§3), the largest cost of ablating it alone (§2), and the
+# weight it puts on the field being written (§1). The cell builds the names from those results when it runs,
+# so they cannot drift from them. They are measurements, not roles.
+
+# %%
+from anatomy.display import named_head_view
+from anatomy.tasks.dates import make_batch
+
+shown = next(e for e in examples if e.format == "Wednesday, March 3, 2021")  # the first date of that format
+batch = make_batch([(shown.text, shown.iso)], vocab)
+with torch.no_grad():
+    shown_run = translator(batch.src_ids, batch.tgt_ids, output_attentions=True)
+month = mean["output"]  # (heads,) mean restored fraction of the month over the 50 pairs (§3)
+on_field = summary.mean(-1).flatten()  # (heads,) weight on the field being written, averaged over fields (§1)
+alone = {head: max((base[f] - single[head][kind][f], kind, f) for kind in ("zero", "mean") for f in FIELDS)
+         for head in heads}  # head -> (largest cost of ablating it alone, the ablation, the field) (§2)
+
+
+def head_name(i: int, head: tuple[int, int]) -> str:
+    """A name made of measurements: what is extreme about the head, then its three numbers."""
+    labels = []
+    if i == int(month.argmax()):
+        labels.append(f"largest share of the month (largest on {top['output'][i]:.0%} of the pairs)")
+    elif month[i] < 0.05:
+        labels.append("next to nothing of the month")
+    if alone[head][0] == max(cost for cost, _, _ in alone.values()):
+        labels.append("costliest to ablate alone")
+    if i == int(on_field.argmin()):
+        labels.append("least weight on its field")
+    points, kind, field = alone[head]
+    cost = f"{100 * points:.0f} points on the {field} ({kind})" if points > 0 else "nothing"
+    return (f"{'; '.join(labels) or 'a smaller share of the month'}. Month {round(month[i].item(), 2) + 0.0:+.2f}; "
+            f"ablated alone costs {cost}; on its field {on_field[i]:.2f}")
+
+
+named_head_view({head: head_name(i, head) for i, head in enumerate(heads)},
+                title=f"{shown.text} -> {shown.iso}: the cross-attention heads, named by sections 1-3 (month: mean "
+                      f"restored fraction over the {n_pairs} pairs; on its field: average over {len(examples)} dates)",
+                cross_attention=[a[:1] for a in shown_run.cross_attentions], encoder_tokens=list(shown.text),
+                decoder_tokens=["<bos>", *shown.iso], layer=1)
+
+# %% [markdown]
+# The view opens on layer 1 (pick layer 0 at the top). Hover over a character of the answer (left) to see
+# where each head of that layer looks on this one date; click a coloured square to hide a head, double-click
+# it to keep only that head. What the view can show: where each head's weight goes, for this date, at every
+# position of the answer, which the averages of section 1 hide. What it cannot show: whether the model uses
+# that weight. Except "least weight on its field" (section 1's average), the first part of each name comes
+# from the interventions of sections 2 and 3, averaged over many dates and pairs; nothing in the picture
+# tells the head with the largest share of the month from the others, since by where they look the heads
+# are alike (exercise 4). Nor does it show what a head reads where it looks (the values), or what the
+# encoder had already mixed into each source position (17 §4). nbval compares this output with its weights
+# blanked (`tests/nbval_sanitize.cfg`); `tests/test_viz_browser.py` draws it offline in a headless browser.
+#
 # ## Takeaways
 # - Each output field's source span is known exactly, so a cross-attention head can be scored against it:
 #   every head of this translator's last layer looks mostly at the field being written.
@@ -366,6 +425,12 @@ print(f"path patching through head 1.1's keys and values: ours {ours:.4f}, nnsig
 # 3. Path-patch head 1.1 through the queries instead: does the month come back?
 #    *Hint:* record `translator.decoder.layers[1].cross_attn.q_proj`'s output on the clean run with a forward
 #    hook and paste head 1's columns into the corrupted run, as `path_patching` does for keys and values.
+# 4. The view of section 5 shows every head of layer 1 looking at the month where the answer writes it. For
+#    "Mar 3 2021", measure the weight each layer-1 head puts on "Mar" at target position 6, then patch each
+#    head for "Mar 3 2021" against "Apr 3 2021" and against "May 3 2021". Does the head that looks most carry most?
+#    *Hint:* `translator(*clean, output_attentions=True).cross_attentions[1][0, :, 6, :3].sum(-1)`, and
+#    `head_patching(translator, *date_pair("Mar 3 2021", "Apr 3 2021", "2021-03-03", vocab), metric)[1]` with
+#    the month's `field_metric` for that pair.
 #
 # ## Glossary · 용어집
 # | English | 한국어 |
@@ -392,16 +457,20 @@ print(f"path patching through head 1.1's keys and values: ours {ours:.4f}, nnsig
 # - Heimersheim & Nanda, "How to use and interpret activation patching" (arXiv 2404.15255, 2024).
 # - Jain & Wallace, "Attention is not Explanation" (NAACL 2019).
 # - Fiotto-Kaufman et al., "NNsight and NDIF: Democratizing Access to Foundation Model Internals" (ICLR 2025): nnsight.
+# - Vig, "A Multiscale Visualization of Attention in the Transformer Model" (ACL 2019 demo): BertViz.
 #
 # ## For the curious
 # Bad inputs get clear errors (each one is also a test): a head or layer that does not exist, a clean and a
-# corrupted date of different lengths, and a field that is not one of the three.
+# corrupted date of different lengths, a field that is not one of the three, and names for heads the BertViz
+# view does not show.
 
 # %%
 for bad in (lambda: field_accuracy(translator, examples[:5], vocab, [(2, 0)]),
             lambda: path_patching(translator, 1, 4, clean, corrupted, metric),
             lambda: date_pair("March 3 2021", "May 3 2021", "2021-03-03", vocab),
-            lambda: field_metric("weekday", "2021-03-03", "2021-05-03", vocab)):
+            lambda: field_metric("weekday", "2021-03-03", "2021-05-03", vocab),
+            lambda: named_head_view({(2, 0): "a third layer"}, cross_attention=shown_run.cross_attentions,
+                                    encoder_tokens=list(shown.text), decoder_tokens=["<bos>", *shown.iso])):
     try:
         bad()
     except ValueError as error:
