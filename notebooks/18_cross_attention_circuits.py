@@ -116,7 +116,9 @@ plt.show()
 # Section 5 shows one of these dates in BertViz, each head named by what sections 1–3 measure.
 #
 # ## 2. Ablation per head and per field
-# Zero ablation replaces one head's output (its `cross_z`, before `out_proj` mixes the heads) by zeros; mean
+# The goal (issue #40): a set of at most three heads whose ablation drops one field's accuracy from ≥ 98 %
+# to ≤ 20 % while the other fields keep theirs, and the same number of *random* heads, drawn 20 times,
+# costing at most 2 points on average. Zero ablation replaces one head's output (its `cross_z`, before `out_proj` mixes the heads) by zeros; mean
 # ablation by its average over other held-out dates at the same target position, which keeps the output
 # in its usual range (17 §2). We translate greedily and score each field separately. Greedy decoding writes
 # the year first, so a wrong year digit can also derail what follows.
@@ -161,14 +163,16 @@ all_four = field_accuracy(translator, examples, vocab, layer_1)
 assert max(all_four.values()) <= 0.3  # without layer 1's cross-attention no field survives
 
 # %% [markdown]
-# The goal was a set of at most three heads that removes one field and spares the others. This model has
-# none: any three layer-1 heads cost points on all three fields at once, and only all four take every field
+# The goal set at the start of this section was a set of at most three heads that removes one field and
+# spares the others. This model has none: any three layer-1 heads cost points on all three fields at once, and only all four take every field
 # away.
 # The fields are spread over layer 1's heads, and the heads are partly redundant: no one of them is needed
 # for most dates. Michel et al. 2019 found that many heads can be pruned at test time, and that
 # encoder-decoder attention is *more* dependent on having several heads than self-attention; that matches
 # this model, where removing three of layer 1's four cross-attention heads costs every field. Voita et al.
-# 2019 pruned heads of a translation model's encoder self-attention; we do not test their head roles here.
+# 2019 pruned the heads of a translation model's encoder self-attention, decoder self-attention and
+# encoder-decoder attention alike, and found the encoder-decoder heads the least prunable; we do not test
+# their head roles here.
 # Sets of three *random* heads, drawn 20 times, for comparison (each draw's cost per field, in points):
 
 # %%
@@ -182,7 +186,7 @@ print("20 random sets of 3 heads, average cost in points: "
 
 # %% [markdown]
 # Random sets are not cheap here: half of all heads are in layer 1, and a random draw of three usually
-# includes one or two of them, so it costs points on every field (a bar of two points assumes that the
+# includes one or two of them, so it costs points on every field (the 2-point bar set at the start of section 2 assumes that the
 # fields live in a few dedicated heads; in this model they do not). The comparison
 # that matters is the shape: no draw, random or chosen, removes one field alone (takes it near 0 % while
 # the others survive); the costs of a draw fall on all three fields.
@@ -190,12 +194,14 @@ print("20 random sets of 3 heads, average cost in points: "
 # ## 3. Patching along the path
 # Take "Mar 3 2021" (clean, "2021-03-03") and "May 3 2021" (corrupted, "2021-05-03"): one character differs
 # and only the month changes. Both decoders read the clean answer, and we score the logit difference between
-# "3" and "5" at the position that writes the month's second digit (`field_metric`). As in 17 §4, we report
+# "3" and "5" at the position that writes the month's second digit (`field_metric` scores the first month
+# digit where the two answers differ; here the second, position 6). As in 17 §4, we report
 # the restored fraction (0: the patch changed nothing, 1: it brought the whole clean answer back).
 
 # %%
 clean, corrupted = date_pair("Mar 3 2021", "May 3 2021", "2021-03-03", vocab)
 metric = field_metric("month", "2021-03-03", "2021-05-03", vocab)
+MONTH = 6  # the target position that writes the month's second digit, where `metric` is read
 encoder_grid = restored_fraction(translator, ["encoder.0.resid_post", "encoder.1.resid_post"], clean, corrupted, metric)
 decoder_grid = restored_fraction(translator, ["decoder.0.resid_post", "decoder.1.resid_post"], clean, corrupted, metric)
 head_grid = head_patching(translator, clean, corrupted, metric)
@@ -205,12 +211,19 @@ print("per head (output, keys+values, keys only, values only):")
 for i, (layer, head) in enumerate(heads):
     values = [head_grid[layer, head].item(), *(p[i].item() for p in paths.values())]
     print(f"  {layer}.{head}  " + "  ".join(f"{round(v, 2) + 0.0:+.2f}" for v in values))  # + 0.0: no "-0.00"
-MONTH = 6  # the target position that writes the month's second digit
 clean_row = translator(*clean, output_attentions=True).cross_attentions[1][0, 1, MONTH]  # (Ts,)
 corrupted_row = translator(*corrupted, output_attentions=True).cross_attentions[1][0, 1, MONTH]
 print("head 1.1's attention at target position 6 on each source character:")
 for label, row, text in (("clean", clean_row, "Mar 3 2021"), ("corrupted", corrupted_row, "May 3 2021")):
     print(f"  {label:9} " + "  ".join(f"{c!r} {w:.2f}" for c, w in zip(text, row.tolist()) if w >= 0.005))
+# The other way round (17 §4): paste the *corrupted* run's decoder layer-0 output at the scored position into
+# the *clean* run. What it moves toward "2021-05-03" is what layer 0 carries of the month on its own.
+reverse_points = ["decoder.0.resid_post", "decoder.1.resid_post"]
+moved = restored_fraction(translator, reverse_points, corrupted, clean, metric)[:, MONTH]
+for point, fraction in zip(reverse_points, moved):
+    print(f"corrupted {point} at position {MONTH} in the clean run moves {round(fraction.item(), 2) + 0.0:.2f} "
+          "of the answer")
+assert moved[0].abs() < 0.1 and moved[1] > 0.9  # layer 0 brings no month in; layer 1 brings all of it
 
 # %%
 fig, axes = plt.subplots(1, 3, figsize=(13, 2.8), constrained_layout=True)
@@ -230,8 +243,12 @@ plt.show()
 
 # %% [markdown]
 # For this one pair: the encoder writes the month at the month's letters (left; in 17 §4 it is spread over
-# "M" and "r" after layer 0 and sits mostly on the "M" after layer 1). The decoder brings it in at layer 1:
-# patching decoder layer 0's output restores almost nothing (its row, middle, is near 0), while layer 1's
+# "M" and "r" after layer 0 and sits mostly on the "M" after layer 1). The decoder brings it in at layer 1.
+# Patching decoder layer 0's output restores almost nothing (its row, middle, is near 0), but that alone
+# shows no absence: in the corrupted run, layer 1 still reads the corrupted encoder output and can write the
+# corrupted month over whatever the patch restored. The run the other way round (printed above, as in 17
+# §4) settles it: the corrupted stream after decoder layer 0, pasted into the clean run at the scored
+# position, moves the answer 0.01 toward the corrupted month, while layer 1's moves 1.00 of it. Layer 1's
 # output at the scored position restores everything by construction, since the metric is read from it.
 # Among the heads, layer 1's head 1 carries the largest share, and through its **values**: pasting its
 # clean keys alone restores almost nothing. That does *not* mean the head looks at the same place in both
@@ -244,7 +261,11 @@ plt.show()
 # 2021" (11 pairs), every pair of full month names of the same length in "3 March 2021" (6), each month
 # number against the next in "3.3.2021" (8, months 1–9), each on two day/year settings: 50 pairs. Per
 # head and per route, the mean restored fraction with a 95 % interval (mean ± 1.96 standard errors over
-# pairs), and the share of pairs in which that head restores the most.
+# pairs), and the share of pairs in which that head restores the most (not for keys only, where every head
+# restores about 0 and "the most" would be noise). The interval treats the 50 pairs as independent; they
+# are 25 month pairs, each at two day/year settings, so it is somewhat too narrow. The metric is read at the
+# first month digit that differs: position 6 for most pairs, position 5 for the pairs whose months differ
+# in the first digit (8 of the 50: Sep/Oct, Jan/Oct, Feb/Nov, Feb/Dec, each at two settings).
 
 # %%
 month_pairs = {"Mar 3 2021": [(m, m + 1) for m in range(1, 12)], "3.3.2021": [(m, m + 1) for m in range(1, 9)],
@@ -265,12 +286,17 @@ series = {label: torch.stack(rows) for label, rows in series.items()}  # (pairs,
 n_pairs = len(series["output"])
 mean = {label: rows.mean(0) for label, rows in series.items()}
 half = {label: 1.96 * rows.std(0) / n_pairs ** 0.5 for label, rows in series.items()}
-top = {label: torch.bincount(rows.argmax(1), minlength=len(heads)) / n_pairs for label, rows in series.items()}
+# keys only: every head restores about 0, so "the largest" would be a tie broken by noise; no share there
+top = {label: torch.bincount(rows.argmax(1), minlength=len(heads)) / n_pairs
+       for label, rows in series.items() if label != "keys only"}
 print(f"{n_pairs} month pairs; per head: mean restored fraction [95 % interval], share of pairs where it is largest")
 print("       " + "".join(f"{label:>31}" for label in ROUTES))
 for i, (layer, head) in enumerate(heads):
-    print(f"  {layer}.{head}  " + "".join(f"{mean[k][i]:+.2f} [{mean[k][i] - half[k][i]:+.2f}, "
-                                         f"{mean[k][i] + half[k][i]:+.2f}] {top[k][i]:4.0%}   " for k in ROUTES))
+    print(f"  {layer}.{head}  " + "".join(f"{mean[k][i]:+.2f} [{mean[k][i] - half[k][i]:+.2f}, {mean[k][i] + half[k][i]:+.2f}] "
+                                         + (f"{top[k][i]:4.0%}" if k in top else "   -") + "   " for k in ROUTES))
+scored_at_5 = 2 * sum(f"{a:02}"[0] != f"{b:02}"[0] for months in month_pairs.values() for a, b in months)
+print(f"{scored_at_5} of the {n_pairs} pairs differ in the month's first digit and are scored at position 5, "
+      f"the rest at position 6")
 h11 = heads.index((1, 1))
 others = [i for i in range(len(heads)) if i != h11]
 assert mean["output"][h11] > mean["output"][others].max() + 0.1  # 1.1 has the largest mean share, by a margin
@@ -293,8 +319,9 @@ plt.show()
 # 1.2 or 1.3 carries more (e.g. for some pairs head 1.0 restores more than head 1.1). Keys and values
 # together restore about what the head's output restores; values alone restore most of that, keys alone
 # little on average (below 0.1 for every head), though on single pairs the keys carry a part. Layer 0's
-# heads carry next to nothing. These are 50 pairs of three formats of one small translator, patched at one
-# position; other formats, fields or corruptions may route differently.
+# heads carry next to nothing, and ablating any one of them costs nothing either (section 2). These are
+# 50 pairs (25 month pairs at two day/year settings) of three formats of one small translator, each patched
+# at one position (5 or 6, above); other formats, fields or corruptions may route differently.
 #
 # ## 4. Checked against code we did not write
 # `tests/test_cross_attention.py` recomputes this notebook's kinds of result two ways. With **nnsight**
@@ -303,7 +330,10 @@ plt.show()
 # patching and path patching (keys + values, keys, values). And with forward hooks on
 # `torch.nn.Transformer` carrying our weights (06), whose own `MultiheadAttention` computes the weights:
 # the attention summary of section 1, zero and mean ablation, head patching and path patching (keys +
-# values, keys, values). Each agrees within 1e-6 on the "Mar 3 2021" / "May 3 2021" pair.
+# values, keys, values). Each agrees within 1e-6. The inputs differ by check: the attention summary, the
+# recorded head outputs and the ablations run on `held_out_examples(2, seed=3)` (20 dates); the patching
+# grids, head patching and path patching on the "Mar 3 2021" / "May 3 2021" pair, path patching on 3 of
+# the 8 heads.
 # One of those checks, here: path patching through head 1.1's keys and values.
 
 # %%
@@ -330,8 +360,8 @@ print(f"path patching through head 1.1's keys and values: ours {ours:.4f}, nnsig
 # Question 6 of homework 1 showed the last decoder layer's cross-attention, heads averaged, for "Sunday,
 # July 20, 1969", and asked which source characters each field attends to. What the heat-map could tell:
 # where the weight goes; that the year digits look at the year, the month digits at "July", the day digits
-# at "20"; that "Sunday" receives almost nothing. Section 1 confirms this for every head of layer 1, over
-# all ten formats.
+# at "20"; that "Sunday" receives almost nothing. Section 1 confirms this for every head of layer 1, on
+# average over the ten formats.
 #
 # What it could not tell:
 # - **Which head matters.** Averaging over heads hides any difference between them; even per head,
@@ -456,7 +486,7 @@ named_head_view({head: head_name(i, head) for i, head in enumerate(heads)},
 # - Meng, Bau, Andonian, Belinkov, "Locating and Editing Factual Associations in GPT" (NeurIPS 2022): causal tracing.
 # - Heimersheim & Nanda, "How to use and interpret activation patching" (arXiv 2404.15255, 2024).
 # - Jain & Wallace, "Attention is not Explanation" (NAACL 2019).
-# - Fiotto-Kaufman et al., "NNsight and NDIF: Democratizing Access to Foundation Model Internals" (ICLR 2025): nnsight.
+# - Fiotto-Kaufman et al., "NNsight and NDIF: Democratizing Access to Open-Weight Foundation Model Internals" (ICLR 2025): nnsight.
 # - Vig, "A Multiscale Visualization of Attention in the Transformer Model" (ACL 2019 demo): BertViz.
 #
 # ## For the curious
