@@ -170,9 +170,9 @@ assert max(all_four.values()) <= 0.3  # without layer 1's cross-attention no fie
 # for most dates. Michel et al. 2019 found that many heads can be pruned at test time, and that
 # encoder-decoder attention is *more* dependent on having several heads than self-attention; that matches
 # this model, where removing three of layer 1's four cross-attention heads costs every field. Voita et al.
-# 2019 pruned the heads of a translation model's encoder self-attention, decoder self-attention and
-# encoder-decoder attention alike, and found the encoder-decoder heads the least prunable; we do not test
-# their head roles here.
+# 2019 pruned the encoder self-attention heads of a translation model (38 of 48 cost 0.15 BLEU on
+# English-Russian) and found that the specialised heads are the last to be pruned; we do not test their
+# head roles here.
 # Sets of three *random* heads, drawn 20 times, for comparison (each draw's cost per field, in points):
 
 # %%
