@@ -113,9 +113,12 @@ plt.show()
 # Read this as a lecturer would: every head of layer 1, and most of layer 0, looks mostly at the field
 # being written (layer 0's head 3 least). The heat-map does not single out one "month head" or one "day head": by where they look, the heads are
 # alike. Whether the model *needs* a head is a different question, and only an intervention answers it.
+# Section 5 shows one of these dates in BertViz, each head named by what sections 1–3 measure.
 #
 # ## 2. Ablation per head and per field
-# Zero ablation replaces one head's output (its `cross_z`, before `out_proj` mixes the heads) by zeros; mean
+# The goal (issue #40): a set of at most three heads whose ablation drops one field's accuracy from ≥ 98 %
+# to ≤ 20 % while the other fields keep theirs, and the same number of *random* heads, drawn 20 times,
+# costing at most 2 points on average. Zero ablation replaces one head's output (its `cross_z`, before `out_proj` mixes the heads) by zeros; mean
 # ablation by its average over other held-out dates at the same target position, which keeps the output
 # in its usual range (17 §2). We translate greedily and score each field separately. Greedy decoding writes
 # the year first, so a wrong year digit can also derail what follows.
@@ -160,14 +163,16 @@ all_four = field_accuracy(translator, examples, vocab, layer_1)
 assert max(all_four.values()) <= 0.3  # without layer 1's cross-attention no field survives
 
 # %% [markdown]
-# The goal was a set of at most three heads that removes one field and spares the others. This model has
-# none: any three layer-1 heads cost points on all three fields at once, and only all four take every field
+# The goal set at the start of this section was a set of at most three heads that removes one field and
+# spares the others. This model has none: any three layer-1 heads cost points on all three fields at once, and only all four take every field
 # away.
 # The fields are spread over layer 1's heads, and the heads are partly redundant: no one of them is needed
 # for most dates. Michel et al. 2019 found that many heads can be pruned at test time, and that
 # encoder-decoder attention is *more* dependent on having several heads than self-attention; that matches
 # this model, where removing three of layer 1's four cross-attention heads costs every field. Voita et al.
-# 2019 pruned heads of a translation model's encoder self-attention; we do not test their head roles here.
+# 2019 pruned the encoder self-attention heads of a translation model (38 of 48 cost 0.15 BLEU on
+# English-Russian) and found that the specialised heads are the last to be pruned; we do not test their
+# head roles here.
 # Sets of three *random* heads, drawn 20 times, for comparison (each draw's cost per field, in points):
 
 # %%
@@ -181,7 +186,7 @@ print("20 random sets of 3 heads, average cost in points: "
 
 # %% [markdown]
 # Random sets are not cheap here: half of all heads are in layer 1, and a random draw of three usually
-# includes one or two of them, so it costs points on every field (a bar of two points assumes that the
+# includes one or two of them, so it costs points on every field (the 2-point bar set at the start of section 2 assumes that the
 # fields live in a few dedicated heads; in this model they do not). The comparison
 # that matters is the shape: no draw, random or chosen, removes one field alone (takes it near 0 % while
 # the others survive); the costs of a draw fall on all three fields.
@@ -189,12 +194,14 @@ print("20 random sets of 3 heads, average cost in points: "
 # ## 3. Patching along the path
 # Take "Mar 3 2021" (clean, "2021-03-03") and "May 3 2021" (corrupted, "2021-05-03"): one character differs
 # and only the month changes. Both decoders read the clean answer, and we score the logit difference between
-# "3" and "5" at the position that writes the month's second digit (`field_metric`). As in 17 §4, we report
+# "3" and "5" at the position that writes the month's second digit (`field_metric` scores the first month
+# digit where the two answers differ; here the second, position 6). As in 17 §4, we report
 # the restored fraction (0: the patch changed nothing, 1: it brought the whole clean answer back).
 
 # %%
 clean, corrupted = date_pair("Mar 3 2021", "May 3 2021", "2021-03-03", vocab)
 metric = field_metric("month", "2021-03-03", "2021-05-03", vocab)
+MONTH = 6  # the target position that writes the month's second digit, where `metric` is read
 encoder_grid = restored_fraction(translator, ["encoder.0.resid_post", "encoder.1.resid_post"], clean, corrupted, metric)
 decoder_grid = restored_fraction(translator, ["decoder.0.resid_post", "decoder.1.resid_post"], clean, corrupted, metric)
 head_grid = head_patching(translator, clean, corrupted, metric)
@@ -204,12 +211,19 @@ print("per head (output, keys+values, keys only, values only):")
 for i, (layer, head) in enumerate(heads):
     values = [head_grid[layer, head].item(), *(p[i].item() for p in paths.values())]
     print(f"  {layer}.{head}  " + "  ".join(f"{round(v, 2) + 0.0:+.2f}" for v in values))  # + 0.0: no "-0.00"
-MONTH = 6  # the target position that writes the month's second digit
 clean_row = translator(*clean, output_attentions=True).cross_attentions[1][0, 1, MONTH]  # (Ts,)
 corrupted_row = translator(*corrupted, output_attentions=True).cross_attentions[1][0, 1, MONTH]
 print("head 1.1's attention at target position 6 on each source character:")
 for label, row, text in (("clean", clean_row, "Mar 3 2021"), ("corrupted", corrupted_row, "May 3 2021")):
     print(f"  {label:9} " + "  ".join(f"{c!r} {w:.2f}" for c, w in zip(text, row.tolist()) if w >= 0.005))
+# The other way round (17 §4): paste the *corrupted* run's decoder layer-0 output at the scored position into
+# the *clean* run. What it moves toward "2021-05-03" is what layer 0 carries of the month on its own.
+reverse_points = ["decoder.0.resid_post", "decoder.1.resid_post"]
+moved = restored_fraction(translator, reverse_points, corrupted, clean, metric)[:, MONTH]
+for point, fraction in zip(reverse_points, moved):
+    print(f"corrupted {point} at position {MONTH} in the clean run moves {round(fraction.item(), 2) + 0.0:.2f} "
+          "of the answer")
+assert moved[0].abs() < 0.1 and moved[1] > 0.9  # layer 0 brings no month in; layer 1 brings all of it
 
 # %%
 fig, axes = plt.subplots(1, 3, figsize=(13, 2.8), constrained_layout=True)
@@ -229,8 +243,12 @@ plt.show()
 
 # %% [markdown]
 # For this one pair: the encoder writes the month at the month's letters (left; in 17 §4 it is spread over
-# "M" and "r" after layer 0 and sits mostly on the "M" after layer 1). The decoder brings it in at layer 1:
-# patching decoder layer 0's output restores almost nothing (its row, middle, is near 0), while layer 1's
+# "M" and "r" after layer 0 and sits mostly on the "M" after layer 1). The decoder brings it in at layer 1.
+# Patching decoder layer 0's output restores almost nothing (its row, middle, is near 0), but that alone
+# shows no absence: in the corrupted run, layer 1 still reads the corrupted encoder output and can write the
+# corrupted month over whatever the patch restored. The run the other way round (printed above, as in 17
+# §4) settles it: the corrupted stream after decoder layer 0, pasted into the clean run at the scored
+# position, moves the answer 0.01 toward the corrupted month, while layer 1's moves 1.00 of it. Layer 1's
 # output at the scored position restores everything by construction, since the metric is read from it.
 # Among the heads, layer 1's head 1 carries the largest share, and through its **values**: pasting its
 # clean keys alone restores almost nothing. That does *not* mean the head looks at the same place in both
@@ -243,7 +261,11 @@ plt.show()
 # 2021" (11 pairs), every pair of full month names of the same length in "3 March 2021" (6), each month
 # number against the next in "3.3.2021" (8, months 1–9), each on two day/year settings: 50 pairs. Per
 # head and per route, the mean restored fraction with a 95 % interval (mean ± 1.96 standard errors over
-# pairs), and the share of pairs in which that head restores the most.
+# pairs), and the share of pairs in which that head restores the most (not for keys only, where every head
+# restores about 0 and "the most" would be noise). The interval treats the 50 pairs as independent; they
+# are 25 month pairs, each at two day/year settings, so it is somewhat too narrow. The metric is read at the
+# first month digit that differs: position 6 for most pairs, position 5 for the pairs whose months differ
+# in the first digit (8 of the 50: Sep/Oct, Jan/Oct, Feb/Nov, Feb/Dec, each at two settings).
 
 # %%
 month_pairs = {"Mar 3 2021": [(m, m + 1) for m in range(1, 12)], "3.3.2021": [(m, m + 1) for m in range(1, 9)],
@@ -264,12 +286,17 @@ series = {label: torch.stack(rows) for label, rows in series.items()}  # (pairs,
 n_pairs = len(series["output"])
 mean = {label: rows.mean(0) for label, rows in series.items()}
 half = {label: 1.96 * rows.std(0) / n_pairs ** 0.5 for label, rows in series.items()}
-top = {label: torch.bincount(rows.argmax(1), minlength=len(heads)) / n_pairs for label, rows in series.items()}
+# keys only: every head restores about 0, so "the largest" would be a tie broken by noise; no share there
+top = {label: torch.bincount(rows.argmax(1), minlength=len(heads)) / n_pairs
+       for label, rows in series.items() if label != "keys only"}
 print(f"{n_pairs} month pairs; per head: mean restored fraction [95 % interval], share of pairs where it is largest")
 print("       " + "".join(f"{label:>31}" for label in ROUTES))
 for i, (layer, head) in enumerate(heads):
-    print(f"  {layer}.{head}  " + "".join(f"{mean[k][i]:+.2f} [{mean[k][i] - half[k][i]:+.2f}, "
-                                         f"{mean[k][i] + half[k][i]:+.2f}] {top[k][i]:4.0%}   " for k in ROUTES))
+    print(f"  {layer}.{head}  " + "".join(f"{mean[k][i]:+.2f} [{mean[k][i] - half[k][i]:+.2f}, {mean[k][i] + half[k][i]:+.2f}] "
+                                         + (f"{top[k][i]:4.0%}" if k in top else "   -") + "   " for k in ROUTES))
+scored_at_5 = 2 * sum(f"{a:02}"[0] != f"{b:02}"[0] for months in month_pairs.values() for a, b in months)
+print(f"{scored_at_5} of the {n_pairs} pairs differ in the month's first digit and are scored at position 5, "
+      f"the rest at position 6")
 h11 = heads.index((1, 1))
 others = [i for i in range(len(heads)) if i != h11]
 assert mean["output"][h11] > mean["output"][others].max() + 0.1  # 1.1 has the largest mean share, by a margin
@@ -292,8 +319,9 @@ plt.show()
 # 1.2 or 1.3 carries more (e.g. for some pairs head 1.0 restores more than head 1.1). Keys and values
 # together restore about what the head's output restores; values alone restore most of that, keys alone
 # little on average (below 0.1 for every head), though on single pairs the keys carry a part. Layer 0's
-# heads carry next to nothing. These are 50 pairs of three formats of one small translator, patched at one
-# position; other formats, fields or corruptions may route differently.
+# heads carry next to nothing, and ablating any one of them costs nothing either (section 2). These are
+# 50 pairs (25 month pairs at two day/year settings) of three formats of one small translator, each patched
+# at one position (5 or 6, above); other formats, fields or corruptions may route differently.
 #
 # ## 4. Checked against code we did not write
 # `tests/test_cross_attention.py` recomputes this notebook's kinds of result two ways. With **nnsight**
@@ -302,7 +330,10 @@ plt.show()
 # patching and path patching (keys + values, keys, values). And with forward hooks on
 # `torch.nn.Transformer` carrying our weights (06), whose own `MultiheadAttention` computes the weights:
 # the attention summary of section 1, zero and mean ablation, head patching and path patching (keys +
-# values, keys, values). Each agrees within 1e-6 on the "Mar 3 2021" / "May 3 2021" pair.
+# values, keys, values). Each agrees within 1e-6. The inputs differ by check: the attention summary, the
+# recorded head outputs and the ablations run on `held_out_examples(2, seed=3)` (20 dates); the patching
+# grids, head patching and path patching on the "Mar 3 2021" / "May 3 2021" pair, path patching on 3 of
+# the 8 heads.
 # One of those checks, here: path patching through head 1.1's keys and values.
 
 # %%
@@ -329,8 +360,8 @@ print(f"path patching through head 1.1's keys and values: ours {ours:.4f}, nnsig
 # Question 6 of homework 1 showed the last decoder layer's cross-attention, heads averaged, for "Sunday,
 # July 20, 1969", and asked which source characters each field attends to. What the heat-map could tell:
 # where the weight goes; that the year digits look at the year, the month digits at "July", the day digits
-# at "20"; that "Sunday" receives almost nothing. Section 1 confirms this for every head of layer 1, over
-# all ten formats.
+# at "20"; that "Sunday" receives almost nothing. Section 1 confirms this for every head of layer 1, on
+# average over the ten formats.
 #
 # What it could not tell:
 # - **Which head matters.** Averaging over heads hides any difference between them; even per head,
@@ -345,6 +376,64 @@ print(f"path patching through head 1.1's keys and values: ours {ours:.4f}, nnsig
 #   first letter).
 #
 # The graded parts of the homework are unchanged; this section is what a full answer could add.
+#
+# **The heads, named, in BertViz.** BertViz (07) draws the same kind of heat-map interactively, head by head.
+# Below: the cross-attention of both decoder layers for one held-out date of section 1, the first in homework
+# 1's format ("Wednesday, March 3, 2021"), with its ISO answer as the decoder's input. BertViz takes no names
+# for heads, and it draws head h in the same colour in every layer; so a legend beside the view
+# (`anatomy.display.named_head_view`, in BertViz's colours) names each head by what sections 1–3 measured about
+# it: its mean share of the month over the 50 pairs (§3), the largest cost of ablating it alone (§2), and the
+# weight it puts on the field being written (§1). The cell builds the names from those results when it runs,
+# so they cannot drift from them. They are measurements, not roles.
+
+# %%
+from anatomy.display import named_head_view
+from anatomy.tasks.dates import make_batch
+
+shown = next(e for e in examples if e.format == "Wednesday, March 3, 2021")  # the first date of that format
+batch = make_batch([(shown.text, shown.iso)], vocab)
+with torch.no_grad():
+    shown_run = translator(batch.src_ids, batch.tgt_ids, output_attentions=True)
+month = mean["output"]  # (heads,) mean restored fraction of the month over the 50 pairs (§3)
+on_field = summary.mean(-1).flatten()  # (heads,) weight on the field being written, averaged over fields (§1)
+alone = {head: max((base[f] - single[head][kind][f], kind, f) for kind in ("zero", "mean") for f in FIELDS)
+         for head in heads}  # head -> (largest cost of ablating it alone, the ablation, the field) (§2)
+
+
+def head_name(i: int, head: tuple[int, int]) -> str:
+    """A name made of measurements: what is extreme about the head, then its three numbers."""
+    labels = []
+    if i == int(month.argmax()):
+        labels.append(f"largest share of the month (largest on {top['output'][i]:.0%} of the pairs)")
+    elif month[i] < 0.05:
+        labels.append("next to nothing of the month")
+    if alone[head][0] == max(cost for cost, _, _ in alone.values()):
+        labels.append("costliest to ablate alone")
+    if i == int(on_field.argmin()):
+        labels.append("least weight on its field")
+    points, kind, field = alone[head]
+    cost = f"{100 * points:.0f} points on the {field} ({kind})" if points > 0 else "nothing"
+    return (f"{'; '.join(labels) or 'a smaller share of the month'}. Month {round(month[i].item(), 2) + 0.0:+.2f}; "
+            f"ablated alone costs {cost}; on its field {on_field[i]:.2f}")
+
+
+named_head_view({head: head_name(i, head) for i, head in enumerate(heads)},
+                title=f"{shown.text} -> {shown.iso}: the cross-attention heads, named by sections 1-3 (month: mean "
+                      f"restored fraction over the {n_pairs} pairs; on its field: average over {len(examples)} dates)",
+                cross_attention=[a[:1] for a in shown_run.cross_attentions], encoder_tokens=list(shown.text),
+                decoder_tokens=["<bos>", *shown.iso], layer=1)
+
+# %% [markdown]
+# The view opens on layer 1 (pick layer 0 at the top). Hover over a character of the answer (left) to see
+# where each head of that layer looks on this one date; click a coloured square to hide a head, double-click
+# it to keep only that head. What the view can show: where each head's weight goes, for this date, at every
+# position of the answer, which the averages of section 1 hide. What it cannot show: whether the model uses
+# that weight. Except "least weight on its field" (section 1's average), the first part of each name comes
+# from the interventions of sections 2 and 3, averaged over many dates and pairs; nothing in the picture
+# tells the head with the largest share of the month from the others, since by where they look the heads
+# are alike (exercise 4). Nor does it show what a head reads where it looks (the values), or what the
+# encoder had already mixed into each source position (17 §4). nbval compares this output with its weights
+# blanked (`tests/nbval_sanitize.cfg`); `tests/test_viz_browser.py` draws it offline in a headless browser.
 #
 # ## Takeaways
 # - Each output field's source span is known exactly, so a cross-attention head can be scored against it:
@@ -366,6 +455,12 @@ print(f"path patching through head 1.1's keys and values: ours {ours:.4f}, nnsig
 # 3. Path-patch head 1.1 through the queries instead: does the month come back?
 #    *Hint:* record `translator.decoder.layers[1].cross_attn.q_proj`'s output on the clean run with a forward
 #    hook and paste head 1's columns into the corrupted run, as `path_patching` does for keys and values.
+# 4. The view of section 5 shows every head of layer 1 looking at the month where the answer writes it. For
+#    "Mar 3 2021", measure the weight each layer-1 head puts on "Mar" at target position 6, then patch each
+#    head for "Mar 3 2021" against "Apr 3 2021" and against "May 3 2021". Does the head that looks most carry most?
+#    *Hint:* `translator(*clean, output_attentions=True).cross_attentions[1][0, :, 6, :3].sum(-1)`, and
+#    `head_patching(translator, *date_pair("Mar 3 2021", "Apr 3 2021", "2021-03-03", vocab), metric)[1]` with
+#    the month's `field_metric` for that pair.
 #
 # ## Glossary · 용어집
 # | English | 한국어 |
@@ -391,17 +486,21 @@ print(f"path patching through head 1.1's keys and values: ours {ours:.4f}, nnsig
 # - Meng, Bau, Andonian, Belinkov, "Locating and Editing Factual Associations in GPT" (NeurIPS 2022): causal tracing.
 # - Heimersheim & Nanda, "How to use and interpret activation patching" (arXiv 2404.15255, 2024).
 # - Jain & Wallace, "Attention is not Explanation" (NAACL 2019).
-# - Fiotto-Kaufman et al., "NNsight and NDIF: Democratizing Access to Foundation Model Internals" (ICLR 2025): nnsight.
+# - Fiotto-Kaufman et al., "NNsight and NDIF: Democratizing Access to Open-Weight Foundation Model Internals" (ICLR 2025): nnsight.
+# - Vig, "A Multiscale Visualization of Attention in the Transformer Model" (ACL 2019 demo): BertViz.
 #
 # ## For the curious
 # Bad inputs get clear errors (each one is also a test): a head or layer that does not exist, a clean and a
-# corrupted date of different lengths, and a field that is not one of the three.
+# corrupted date of different lengths, a field that is not one of the three, and names for heads the BertViz
+# view does not show.
 
 # %%
 for bad in (lambda: field_accuracy(translator, examples[:5], vocab, [(2, 0)]),
             lambda: path_patching(translator, 1, 4, clean, corrupted, metric),
             lambda: date_pair("March 3 2021", "May 3 2021", "2021-03-03", vocab),
-            lambda: field_metric("weekday", "2021-03-03", "2021-05-03", vocab)):
+            lambda: field_metric("weekday", "2021-03-03", "2021-05-03", vocab),
+            lambda: named_head_view({(2, 0): "a third layer"}, cross_attention=shown_run.cross_attentions,
+                                    encoder_tokens=list(shown.text), decoder_tokens=["<bos>", *shown.iso])):
     try:
         bad()
     except ValueError as error:

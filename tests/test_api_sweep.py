@@ -150,6 +150,10 @@ def month_pair():
 
 
 @functools.cache
+def head_names():
+    return {(layer, head): f"head {layer}.{head}" for layer in range(2) for head in range(4)}
+
+
 def char_vocabulary():
     from anatomy.tasks.dates import CharVocabulary
     return CharVocabulary()
@@ -354,6 +358,11 @@ EXAMPLES = {
     "anatomy.interpret.path_patching.patch_heads": lambda: call("decoder.1.cross_z", torch.zeros(1, 11, 4, 16), [1]),
     "anatomy.interpret.path_patching.head_patching": lambda: call(translator(), *month_pair()),
     "anatomy.interpret.path_patching.path_patching": lambda: call(translator(), 1, 1, *month_pair(), ["key", "value"]),
+    "anatomy.display.head_names.head_color": lambda: call(1),
+    "anatomy.display.head_names.check_names": lambda: call(head_names(), [0, 1], 4),
+    "anatomy.display.head_names.named_head_view": lambda: call(head_names(), "heads", cross_attention=[
+        torch.rand(1, 4, 11, 10).softmax(-1) for _ in range(2)], encoder_tokens=list("Mar 3 2021"),
+        decoder_tokens=["<bos>", *"2021-03-03"]),
     # 00-14: the pieces that take numbers, tensors and texts
     "anatomy.layers.attention.scaled_dot_product_attention": lambda: call(torch.randn(2, 3, 4), torch.randn(2, 5, 4),
                                                                    torch.randn(2, 5, 4), torch.ones(3, 5, dtype=torch.bool)),
@@ -589,6 +598,10 @@ UNCALLABLE = {
         "anatomy.display.plots.attention_heatmap", "anatomy.display.plots.attention_heatmaps", "anatomy.display.plots.mask_plot",
         "anatomy.tokenizers.bpe_levels.plot_compression", "anatomy.display.viz.head_view", "anatomy.display.viz.model_view", "anatomy.display.viz.check_layers",
         "anatomy.display.viz.check_views", "anatomy.display.bertviz_offline.offline_html"]),
+    **reason("one step of named_head_view (swept), fed the keyword arguments it was given or the names it checked "
+             "(tests/test_head_names.py)")([
+        "anatomy.display.head_names.view_grid", "anatomy.display.head_names.legend_text",
+        "anatomy.display.head_names.legend_html", "anatomy.display.head_names.NamedHeadView"]),
     **reason("trains for seconds to minutes: its arguments are checked by anatomy.tasks.training.train and tests of its own")([
         "anatomy.tasks.copy_task.train_copy", "anatomy.tasks.dates_translator.train_dates", "anatomy.tasks.digits.train_digits",
         "anatomy.tasks.docstring_lm.train_docstring_gpt", "anatomy.tasks.mlm_pretraining.pretrain", "anatomy.tasks.training.train",
@@ -617,7 +630,8 @@ FROM_CALLER = {
         "anatomy.layers.masks.check_mask.scores_shape", "anatomy.layers.masks.accepted_mask_shapes.rank",
         "anatomy.models.decoder_inputs.decoder_mask.num_new", "anatomy.models.decoder_inputs.decoder_mask.num_keys",
         "anatomy.models.transformer.check_padding.ids", "anatomy.layers.multihead.check_attention_inputs.module",
-        "anatomy.models.decoder_inputs.check_decoder_call.config", "anatomy.generation.greedy.check_generation.caller"]},
+        "anatomy.models.decoder_inputs.check_decoder_call.config", "anatomy.generation.greedy.check_generation.caller",
+        "anatomy.display.head_names.check_names.layers", "anatomy.display.head_names.check_names.heads"]},
 }
 
 

@@ -36,7 +36,7 @@ def test_vendor_scripts_are_installed():
 
 
 @pytest.mark.parametrize("notebook, views", [("03_attention.ipynb", 1), ("04_multi_head_attention.ipynb", 2),
-                                              ("07_training.ipynb", 1)])
+                                              ("07_training.ipynb", 1), ("18_cross_attention_circuits.ipynb", 1)])
 def test_notebook_views_draw_offline(notebook, views):
     outputs = bertviz_outputs(notebook)
     assert len(outputs) == views
@@ -44,6 +44,23 @@ def test_notebook_views_draw_offline(notebook, views):
         lines = drawn_lines(html, f"{notebook[:2]}_{index}")
         print(f"{notebook} view {index}: {lines} attention lines drawn offline")
         assert lines > 20
+
+
+def test_named_heads_legend_has_the_colours_bertviz_draws():
+    """18's view with its legend (anatomy.display.head_names): the squares BertViz draws for heads 0..H-1 are
+    filled with the colours the legend gives those heads, in a browser, offline."""
+    [html] = bertviz_outputs("18_cross_attention_circuits.ipynb")
+    dom = render_offline(html, NOTEBOOKS, "--dump-dom", name="_browser_test_18_legend")
+    squares = [dict(re.findall(r'([\w-]+)="([^"]*)"', tag)) for tag in re.findall(r"<rect\b[^>]*>", dom)]
+    drawn = {int(float(rect["x"])) // 20: rect["fill"] for rect in squares
+             if rect.get("width") == "20" and rect.get("height") == "20"}  # the head squares, 20 px apart
+    legend = re.findall(r'class="anatomy-head-swatch" data-layer="(\d+)" data-head="(\d+)" style="[^"]*background:'
+                        r'(#[0-9a-f]{6})', dom)
+    print("drawn squares:", drawn, "legend:", legend)
+    assert sorted(drawn) == list(range(4)) and len(legend) == 8  # 4 heads drawn; 2 layers x 4 heads named
+    assert all(drawn[int(head)] == color for _, head, color in legend)
+    assert len(set(drawn.values())) == 4
+    assert re.search(r"<line\b", dom) and "Run this cell" not in dom  # the view drew, offline
 
 
 def test_plain_bertviz_is_blank_offline(pretrained, monkeypatch):
