@@ -12,14 +12,12 @@ review.py runs both in a process of its own, with a time and a memory limit.
 from __future__ import annotations
 
 import ast
-import functools
 import json
 import re
 from collections import Counter
 from pathlib import Path
-from typing import Callable
 
-from anatomy_grading.words import hits_of, rules_module, words
+from anatomy_grading.words import hits_of, reviewer, words
 
 MAX_BYTES, MAX_CODE = 50 << 20, 2_000_000  # a notebook's bytes, its characters of code: no more is reviewed or run
 LARGE_CODE = 200_000  # characters of code that may carry data or weights: flagged
@@ -122,12 +120,6 @@ def answer_code(statements: list[tuple[int, ast.stmt]], symbols: set[str]) -> li
                 chosen.add(k)
                 wanted += words(statements[k][1])
     return [statements[k] for k in sorted(chosen)]
-
-
-def reviewer(dotted: str, trees: list[ast.AST]) -> Callable[[str], list[tuple[str, str]]]:
-    """A homework's own review (its rules' forbidden), told what the notebook's imports bind to modules."""
-    rules = rules_module(dotted)  # so a lone test's torch.add(x, 0) is arithmetic and `hw` is the homework
-    return functools.partial(rules.forbidden, modules={n: m for t in trees for n, m in rules.imported_modules(t).items()})
 
 
 def review(cells: list[str], template: list[str], questions: dict[str, dict]) -> tuple[dict[str, str], list[str]]:

@@ -19,7 +19,7 @@ class Mutant:
 
 SCALING, MASKING, PADDED, SOFTMAX, VALUES = "cat_scaling", "cat_masking", "cat_padded_rows", "cat_softmax_axis", "cat_values"
 CAUSAL, OFFSET, HEADS, PROJECTION = "cat_causal", "cat_position_offset", "cat_heads", "cat_projection"
-CROSS, CACHE, PADDED_SOURCE = "cat_cross_source", "cat_cache", "cat_padded_source"
+CROSS, CACHE, PADDED_SOURCE, CROSS_CAUSAL = "cat_cross_source", "cat_cache", "cat_padded_source", "cat_cross_causal"
 
 MUTANTS = tuple(Mutant(*row) for row in (
     ("no_scale", "q1", SCALING), ("scale_by_d", "q1", SCALING), ("scale_by_keys", "q1", SCALING),
@@ -30,7 +30,7 @@ MUTANTS = tuple(Mutant(*row) for row in (
     ("split_no_transpose", "q3", HEADS), ("merge_no_transpose", "q3", HEADS), ("scale_by_d_model", "q3", SCALING),
     ("no_output_projection", "q3", PROJECTION), ("key_uses_query_projection", "q3", PROJECTION),
     ("self_not_causal", "q4", CAUSAL), ("cross_from_x", "q4", CROSS), ("cross_mask_ignored", "q4", PADDED_SOURCE),
-    ("cross_causal", "q4", MASKING),
+    ("cross_causal", "q4", CROSS_CAUSAL),
     ("cache_overwrites", "q5", CACHE), ("cache_wrong_axis", "q5", CACHE), ("cache_values_are_keys", "q5", CACHE),
     ("cache_length_after_update", "q5", OFFSET),
 )) + tuple(Mutant(name, "", "cat_equivalent", True) for name in (

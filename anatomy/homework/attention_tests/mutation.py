@@ -1,13 +1,14 @@
 """Grading a student's tests by the bugs they catch (homework 3, notebook 19_homework_attention_tests).
 
 Each question's tests (functions `test_...(impl)`) run against the correct implementation and
-against each of the question's hidden mutants and every equivalent mutant (mutants.py). A mutant is
+against each of the question's mutants and every equivalent mutant (mutants.py: the list is public;
+which one a run gets is what a test cannot learn). A mutant is
 caught when one test fails (raises) on it. The question's share: caught / its mutants, minus a quarter
 for each equivalent mutant a test fails; 0 when a test fails on the correct implementation, runs past
 its time limit, the question has no tests or too many, or its source does something review.py
 forbids (then it is flagged too; the trusted grader applies review.py through plan.SUITE). Every
-test run starts from torch seed 0, so it draws the same
-inputs and weights whichever implementation it gets. The feedback names categories, never mutants.
+test run starts from the case's torch seed (the same for every implementation), so it draws the same
+inputs and weights whichever implementation it gets. The feedback names categories, not mutants.
 """
 from __future__ import annotations
 

@@ -6,7 +6,9 @@ from __future__ import annotations
 MESSAGES: dict[str, dict[str, str]] = {
     "cat_scaling": {"en": "a scaling error (the scores' 1/√d)", "ko": "스케일링 오류 (점수의 1/√d)"},
     "cat_masking": {"en": "a masking error", "ko": "마스킹 오류"},
-    "cat_padded_rows": {"en": "a masking error in padded rows", "ko": "패딩된 행의 마스킹 오류"},
+    "cat_padded_rows": {"en": "a query whose keys are all masked (NaN instead of zeros)",
+                        "ko": "키가 모두 마스킹된 쿼리 (0 대신 NaN)"},
+    "cat_cross_causal": {"en": "cross-attention made causal over the source", "ko": "소스에 인과 마스크를 건 교차 어텐션"},
     "cat_padded_source": {"en": "padded source tokens (memory_mask) not ignored",
                           "ko": "패딩된 소스 토큰(memory_mask)을 무시하지 않음"},
     "cat_softmax_axis": {"en": "a softmax over the wrong axis", "ko": "잘못된 축에 대한 소프트맥스"},
