@@ -28,3 +28,11 @@ def seeded():
     random.seed(0)
     numpy.random.seed(0)
     torch.manual_seed(0)
+
+
+@pytest.fixture(autouse=True)
+def english_edition(monkeypatch):
+    """No test leaves the Korean edition recorded in this worker's environment (setup_notebook run in a
+    notebooks/ko/ folder sets ANATOMY_EDITION=ko): the notebooks nbval runs later in the same worker start
+    kernels that inherit it, and an English notebook's checks would print Korean."""
+    monkeypatch.setenv("ANATOMY_EDITION", "en")  # recorded, so whatever a test sets is undone after it
