@@ -102,13 +102,16 @@ def load(path: Path) -> tuple[dict, Homework]:
 
 
 def question_rules(plan: dict, homework: Homework, language: str = "en") -> dict[str, dict]:
-    """{question: {"symbols": the answers its cases name, "forbidden", "why", "zero"}} for static.review,
-    the reason to score 0 ("why", and "zero" with {what} and {cell} left to fill) in the submission's `language`."""
+    """{question: {"symbols": the answers its cases name, "forbidden", "why", "zero", "seen"}} for static.review,
+    the reason to score 0 ("why", and "zero" with {what} and {cell} left to fill) and the templates of what a
+    homework's own review refuses ("seen": {key: template}) in the submission's `language`."""
     def localized(rules: dict) -> dict:
-        from anatomy.homework.messages import say
+        from anatomy.homework.messages import CATALOGUE, say
+        from anatomy_grading.words import rules_module
         why = say(rules["why"], language)
+        seen = {k: CATALOGUE[k][language] for k in rules_module(rules["review"]).KEYS} if rules.get("review") else {}
         return rules | {"why": why, "zero": say(rules.get("zero", "answer_uses"), language, what="{what}", cell="{cell}",
-                                                why=why)}
+                                                why=why), "seen": seen}  # the words for what the review refuses
     return {q: localized(homework.rules[q]) | {"symbols": sorted({a["answer"] for c in spec["cases"] for a in c["args"]
                                                                   if isinstance(a, dict)})}
             for q, spec in plan["questions"].items()}

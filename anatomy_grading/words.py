@@ -42,17 +42,19 @@ def rules_module(dotted: str):
 
 
 
-def reviewer(dotted: str, trees: list[ast.AST]) -> Callable[[str], list[tuple[str, str]]]:
+def reviewer(dotted: str, trees: list[ast.AST]) -> Callable[[str], list[tuple[tuple[str, dict], str]]]:
     """A homework's own review (its rules' forbidden), told what the notebook's imports bind to modules."""
     rules = rules_module(dotted)  # so a lone test's torch.add(x, 0) is arithmetic and `hw` is the homework
     return functools.partial(rules.forbidden, modules={n: m for t in trees for n, m in rules.imported_modules(t).items()})
 
 def hits_of(node: ast.AST, rules: dict, extra) -> list[str]:
     """The forbidden uses in one statement: a rule's words as substrings of any word (homeworks 1, 2),
-    or, with rules["names"], as whole names only (never string constants), plus `extra(source)`."""
+    or, with rules["names"], as whole names only (never string constants), plus what `extra(source)` refuses,
+    worded with rules["seen"] (plan.question_rules: the submission's language)."""
     if rules.get("names"):
         banned = {f.lower() for f in rules["forbidden"]}
         found = sorted({w for w in words(node, strings=False) for part in w.split(".") if part.lower() in banned})
     else:
         found = sorted({w for w in words(node) for f in rules["forbidden"] if f.lower() in w.lower()})
-    return found + ([what for what, _ in extra(ast.unparse(node))] if extra else [])
+    refused = extra(ast.unparse(node)) if extra else []
+    return found + [rules["seen"][key].format(**fields) for (key, fields), _ in refused]

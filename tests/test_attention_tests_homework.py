@@ -267,7 +267,7 @@ def test_no_tests_and_too_many_tests_score_zero_with_a_message():
     assert graded.share == 0.0 and f"more than the {mutation.MAX_TESTS} allowed" in graded.lines[0]
 
 
-@pytest.mark.parametrize("source, what", [
+REFUSALS = [  # (a test's source, what the English refusal names)
     ("import inspect\n", "import inspect"),
     ("def test_x(impl):\n    assert impl.attention.__closure__\n", "private attribute"),
     ("import time\n", "import time"),
@@ -287,10 +287,45 @@ def test_no_tests_and_too_many_tests_score_zero_with_a_message():
     ("def test_x(impl):\n    assert hw.build(None).causal_mask(2).equal(impl.causal_mask(2))\n", "`hw` (the homework's own module"),
     ("def test_x(impl):\n    from anatomy.homework import attention_tests\n", "from anatomy.homework import"),
     ("import torch\ndef test_x(impl):\n    torch.seen = []\n", "`torch.seen` (state kept"),
-])
+]
+
+
+@pytest.mark.parametrize("source, what", REFUSALS)
 def test_prying_or_side_effects_score_zero_and_are_flagged(source, what):
     graded = mutation.grade_question("q1", ["test_x"], lambda *_: None, source=source)
     assert graded.share == 0.0 and what in graded.lines[0] and graded.flags
+
+
+@pytest.mark.parametrize("source", [source for source, _ in REFUSALS] + ["def test_x(impl:\n"])
+def test_a_refusal_is_korean_throughout_for_a_korean_submission(source):
+    """review_korean_messages B: review.py wrote English descriptions ("the private attribute", "state kept
+    from one run to the next", "a syntax error") into the Korean sentence. Outside code in backquotes and
+    quoted strings (and Python's own syntax message), the Korean refusal holds no English word; the
+    instructor's flag stays English."""
+    graded = mutation.grade_question("q1", ["test_x"], lambda *_: None, language="ko", source=source)
+    line = graded.lines[0]
+    words = re.sub(r"`[^`]*`|'[^']*'|\(줄 \d+: [^)]*\)", "", line)
+    assert graded.share == 0.0 and "0점" in line and not re.search(r"[A-Za-z]{3,}", words), line
+    assert all(not re.search("[\uac00-\ud7a3]", flag) for flag in graded.flags), graded.flags
+
+
+def test_review_names_catalogue_keys_and_imports_no_catalogue():
+    """review.py returns (key, fields) for each refusal, keys of its KEYS, all in the catalogue; loaded by path
+    as the grader's review process does, it imports no torch and no catalogue."""
+    from anatomy.homework.attention_tests import review
+    from anatomy_grading.words import rules_module
+    assert set(review.KEYS) <= set(messages.CATALOGUE)
+    found = [what for source, _ in REFUSALS for what, _ in review.forbidden(source)]
+    assert {key for key, _ in found} == set(review.KEYS) - {"seen_syntax"}
+    assert review.forbidden("def f(:\n") == [(("seen_syntax", {"line": 1, "msg": "invalid syntax"}), "import_error")]
+    assert rules_module("anatomy.homework.attention_tests.review").KEYS == review.KEYS
+    import subprocess
+    import sys
+    boot = (f"import sys; sys.path.insert(0, {str(Path(__file__).resolve().parent.parent)!r}); "
+            "from anatomy_grading.words import rules_module; rules_module('anatomy.homework.attention_tests.review'); "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('torch', 'anatomy')))")
+    done = subprocess.run([sys.executable, "-I", "-c", boot], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "[]", (done.stdout, done.stderr)
 
 
 INNOCENT = """import torch
@@ -377,3 +412,17 @@ def test_language_of_a_korean_notebook():
     korean = {"cells": [{"cell_type": "markdown", "source": "# 숙제 3: 어텐션 테스트 작성"}]}
     english = {"cells": [{"cell_type": "markdown", "source": "# Homework 3: writing attention tests"}]}
     assert messages.language_of(korean) == "ko" and messages.language_of(english) == "en"
+
+
+def shape_only(impl):  # catches next to nothing: the feedback has a score line and a survivors line
+    assert impl.attention(torch.randn(1, 2, 4), torch.randn(1, 3, 4), torch.randn(1, 3, 4))[0].shape == (1, 2, 4)
+
+
+@pytest.mark.parametrize("language, survivors", [("en", "not caught: "), ("ko", "잡지 못한 버그: ")])
+def test_the_feedback_lines_are_sentences_of_their_own(language, survivors):
+    """review_korean_messages B: homework 3's lines were joined with "; " ("…잡았습니다; 잡지 못한 버그: a; b; 테스트
+    …"), so the category list ran into the next sentence. One line each; "; " stays inside the category list."""
+    from anatomy.homework import attention_tests as hw
+    text = hw.check_tests.verdict([shape_only], question="q1", language=language).text(language)
+    lines = text.split("\n")
+    assert len(lines) == 2 and lines[1].startswith(survivors) and "; " in lines[1] and "; " not in lines[0], text

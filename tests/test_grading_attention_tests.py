@@ -105,6 +105,8 @@ def test_prying_test_scores_zero_for_its_question_only(tmp_path):
 def test_korean_submission_gets_korean_feedback(tmp_path):
     result = graded(tmp_path, SHAPES, EMPTY | {"q1": "[test_attention_shapes]"}, "# 숙제 3: 어텐션 테스트 작성하기\n\n각 문항의 테스트를 작성하세요.")
     assert "잡지 못한 버그" in outputs(result)["q1"] and "스케일링 오류" in outputs(result)["q1"]
+    lines = outputs(result)["q1"].split("\n")  # review_korean_messages B: a line each, not joined with "; "
+    assert len(lines) == 2 and lines[1].startswith("잡지 못한 버그: ") and "습니다;" not in outputs(result)["q1"], lines
 
 
 # The homework as handed out: instructor/assign.py builds the master, `python -m anatomy_grading grade`
@@ -230,14 +232,18 @@ def test_honest_words_are_not_refused_by_the_grader(tmp_path):
 
 
 def test_korean_submission_gets_korean_timeout_and_refusal(tmp_path):
-    """review_hw3 item 5: a Korean-edition notebook's hanging test and forbidden use are told in Korean."""
+    """review_hw3 item 5: a Korean-edition notebook's hanging test and forbidden use are told in Korean;
+    review_korean_messages B: what the review refused too (it was English: "state kept from one run to the next")."""
     code = reference_code() + "\n\ndef test_hangs(impl):\n    while True:\n        pass\n" + CHEATS
-    lists = REFERENCE_LISTS | {"q1": "[test_hangs]", "q2": "[test_writes]"}
+    lists = REFERENCE_LISTS | {"q1": "[test_hangs]", "q2": "[test_writes]", "q4": "[test_record_and_compare]"}
     result = graded(tmp_path, code, lists, "# 숙제 3: 어텐션 테스트 작성하기\n\n각 문항의 테스트를 작성하세요.")
     said = outputs(result)
-    assert scores(result)["q1"] == scores(result)["q2"] == 0.0 and scores(result)["q3"] == 3.0, said
+    assert scores(result)["q1"] == scores(result)["q2"] == scores(result)["q4"] == 0.0 and scores(result)["q3"] == 3.0, said
     assert "0점" in said["q1"] and "scores 0" not in said["q1"], said["q1"]
     assert "0점" in said["q2"] and "강사" in said["q2"] and "scores 0" not in said["q2"], said["q2"]
+    assert "(실행과 실행 사이에 남는 상태)" in said["q4"] and "강사" in said["q4"], said["q4"]
+    for question in ("q2", "q4"):  # English only inside code in backquotes
+        assert not re.search(r"[A-Za-z]{3,}", re.sub(r"`[^`]*`", "", said[question])), said[question]
 
 
 STRING_CHEATS = '''

@@ -405,13 +405,13 @@ def test_a_submission_from_the_korean_edition_gets_korean_feedback_and_the_same_
     english, korean = graded["en_mistakes"], graded["ko_mistakes"]
     assert scores(korean) == scores(english) == FULL | {"q2": 0, "q4": 0}, (english, korean)
     assert "predict: read from the last token instead of [CLS] (position 0) (your probabilities [" in english["q2"]["output"]
-    assert "predict: [CLS](위치 0) 대신 마지막 토큰에서 읽었습니다 (확률 [" in korean["q2"]["output"], korean["q2"]
+    assert "predict: [CLS](위치 0) 대신 마지막 토큰에서 읽었습니다 (확률([" in korean["q2"]["output"], korean["q2"]
     assert "failed: read from the last token instead of [CLS] (position 0)" in english["q2"]["output"]
     assert "실패: [CLS](위치 0) 대신 마지막 토큰에서 읽었습니다" in korean["q2"]["output"]
     assert english["q4"]["output"].startswith("the encoder was left frozen (its weights changed by 0)")
     assert "(this run used a correct predict in place of yours" in english["q4"]["output"]
-    assert korean["q4"]["output"].startswith("인코더가 고정된 채로 남았습니다 (가중치 변화가 0)")
-    assert "(앞 문항에서 틀린 것으로 채점된 predict 대신 올바른 것을 써서" in korean["q4"]["output"]
+    assert korean["q4"]["output"].startswith("인코더가 동결된 채로 남았습니다 (가중치 변화가 0)")
+    assert "(앞 문제에서 틀린 것으로 채점된 predict 대신 올바른 것을 써서" in korean["q4"]["output"]
     assert "통과" in korean["q1"]["output"] and "passed" in english["q1"]["output"]
     assert not re.search(r"\b(your|the|passed|failed)\b", "".join(entry["output"] for entry in korean.values())), korean
 

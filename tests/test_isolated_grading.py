@@ -337,11 +337,11 @@ def test_a_submission_from_the_korean_edition_gets_korean_feedback_and_the_same_
     assert scores(korean) == FULL | {"q1": 0, "q2": 0, "q5": 0}, korean  # the solution's q2 calls q1's scores
     en, ko = ({t["name"]: t["output"] for t in r["tests"]} for r in (english, korean))
     assert en["q1 - public"].startswith("forgot the 1/√d scaling (your scores are") and en["q4 - public"] == "passed"
-    assert ko["q1 - public"].startswith("1/√d 스케일링을 빠뜨렸습니다 (점수 값이 기대값의") and ko["q4 - public"] == "통과"
+    assert ko["q1 - public"].startswith("1/√d 스케일링을 빠뜨렸습니다 (점수 값이 기대한 값의") and ko["q4 - public"] == "통과"
     assert en["q1 - hidden 1"] == "failed: forgot the 1/√d scaling"
     assert ko["q1 - hidden 1"] == "실패: 1/√d 스케일링을 빠뜨렸습니다"
     assert "did not finish within 10 s" in en["q5 - public"]
-    assert ko["q5 - public"] == "이 검사가 실행되는 동안 코드가 10초 안에 끝나지 않았으므로 이 문항은 0점입니다"
+    assert ko["q5 - public"] == "이 확인이 실행되는 동안 코드가 10초 안에 끝나지 않았으므로 이 문제는 0점입니다"
     assert not [text for text in ko.values() if re.search(r"\b(your|the|passed|failed)\b", text)], ko
     assert "신뢰할 수 있는 채점기가 채점했습니다" in (out / "feedback" / "ko_mistakes.md").read_text()
     assert korean["output"].startswith("신뢰할 수 있는") and english["output"].startswith("Graded by the trusted grader")

@@ -97,7 +97,7 @@ def test_a_message_is_worded_once_in_either_language():
     note = Message("ca_substituted")
     made = Together(Message("ca_ratio", what=scores, ratio=2.8284), note)
     assert made == made.text("en") == "your scores are 2.828 times the expected ones" + note.text("en")
-    assert made.text("ko") == "점수 값이 기대값의 2.828배입니다" + note.text("ko")
+    assert made.text("ko") == "점수 값이 기대한 값의 2.828배입니다" + note.text("ko")
     assert pickle.loads(pickle.dumps(made)).text("ko") == made.text("ko")
 
 
@@ -108,7 +108,7 @@ def test_feedback_carries_its_key_so_the_grader_chooses_the_language():
     assert found.text("ko") == "가중치의 합이 소스 토큰에 대해 1이 아닙니다: 행의 합이 0.500부터 1.500까지입니다"
     with pytest.raises(Feedback) as raised:
         compare(torch.zeros(2), torch.ones(2), "what_weights")
-    assert "가중치[0]의 값이 0.000인데, 1.000여야 합니다" in raised.value.text("ko")
+    assert "가중치[0]의 값이 0.000인데, 기대한 값은 1.000입니다" in raised.value.text("ko")
 
 
 def test_speak_sets_the_notebooks_language_and_refuses_others():
@@ -153,7 +153,7 @@ def test_a_check_cell_of_the_korean_edition_prints_korean(tmp_path, monkeypatch,
     enter_the_english_folder()
     assert messages.current() == "ko" and "the Korean edition runs where" in capsys.readouterr().out
     hw.check_scores(scores, seed=0)
-    assert capsys.readouterr().out.startswith("1/√d 스케일링을 빠뜨렸습니다 (점수 값이 기대값의 2.828배입니다). "
+    assert capsys.readouterr().out.startswith("1/√d 스케일링을 빠뜨렸습니다 (점수 값이 기대한 값의 2.828배입니다). "
                                               "고치는 방법: 점수를 쿼리/키의 너비 d의 제곱근 √d로 나누세요.")
 
 
@@ -188,10 +188,10 @@ def test_the_grader_words_each_case_in_the_submissions_language():
             grade_case(test, {}, Runner(), checks, Result(), language)
             graded[language, answer] = test
     assert graded["en", "unscaled"]["output"].startswith("forgot the 1/√d scaling (your scores are 2.000 times")
-    assert graded["ko", "unscaled"]["output"].startswith("1/√d 스케일링을 빠뜨렸습니다 (점수 값이 기대값의 2.000배입니다)")
+    assert graded["ko", "unscaled"]["output"].startswith("1/√d 스케일링을 빠뜨렸습니다 (점수 값이 기대한 값의 2.000배입니다)")
     assert (graded["en", "unscaled"]["mistake"], graded["ko", "unscaled"]["mistake"]) == (
         "forgot the 1/√d scaling", "1/√d 스케일링을 빠뜨렸습니다")
     assert (graded["en", "right"]["output"], graded["ko", "right"]["output"]) == ("passed", "통과")
-    assert graded["ko", "hangs"]["output"] == "이 검사가 실행되는 동안 코드가 10초 안에 끝나지 않았으므로 이 문항은 0점입니다"
+    assert graded["ko", "hangs"]["output"] == "이 확인이 실행되는 동안 코드가 10초 안에 끝나지 않았으므로 이 문제는 0점입니다"
     assert all(graded["en", a]["score"] == graded["ko", a]["score"] for a in ("unscaled", "right", "hangs"))
     assert [graded["ko", a]["score"] for a in ("unscaled", "right", "hangs")] == [0.0, 2.0, 0.0]

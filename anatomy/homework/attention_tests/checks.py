@@ -85,4 +85,4 @@ def check_tests(tests: Any, question: str = "q1", seed: int = 0, language: str |
     graded = grade_question(question, list(named), runner(named, seed), language, source=sources(named),
                             test_seconds=test_seconds)
     if graded.share < 1.0 or len(graded.lines) > 1:
-        raise PartialCredit(Together(*graded.lines, sep="; "), graded.share)  # each line worded by say(key, language)
+        raise PartialCredit(Together(*graded.lines, sep="\n"), graded.share)  # a line each, worded by say(key, language)

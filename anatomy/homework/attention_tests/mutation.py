@@ -77,12 +77,12 @@ def grade_question(question: str, names: list[str], run: Callable[[str, str | No
     counts its calls, or records its first outputs to compare later ones with, fails on a correct run)."""
     graded = Graded()
     if banned := forbidden(source):
-        what, why = banned[0]
+        (key, fields), why = banned[0]  # what review.py refused: a catalogue key and its fields
         if why == "import_error":
-            graded.lines.append(say("import_error", language, error=what))
+            graded.lines.append(say("import_error", language, **fields))
             return graded
-        graded.lines.append(say("forbidden", language, what=what, why=say(why, language)))
-        graded.flags.append(f"{question}: {what} ({why})")
+        graded.lines.append(say("forbidden", language, what=say(key, language, **fields), why=say(why, language)))
+        graded.flags.append(f"{question}: {say(key, 'en', **fields)} ({why})")  # the instructor's log, in English
         return graded
     if not names:
         graded.lines.append(say("no_tests", language))

@@ -4,11 +4,10 @@ review applies these same rules, plan.SUITE, to the answer cells of the notebook
 kept from one run to the next, the homework's own module `hw`) or reach outside the test (files,
 processes). Only imports, calls, attributes and names the code does not bind itself count: `for time in
 range(T)` or a variable named `signal` is the student's own. A string may not name a private attribute
-either ("{0._x}".format(obj), attrgetter("_x")): a string reads an attribute as well as a dot does.
-Which names are modules (torch.add(x, 0) is arithmetic, not a kept container) comes from the source's own
-imports and from its caller: the check cell passes what its tests' module binds to modules
-(`knowing_modules`), the grader the notebook's import statements (`imported_modules`).
-Taught with: notebook 19_homework_attention_tests.
+either ("{0._x}".format(obj), attrgetter("_x")). Modules (torch.add(x, 0) is arithmetic, not a kept container):
+the source's imports, the check cell's tests' module (`knowing_modules`), the grader's notebook (`imported_modules`).
+A refusal names (a key of KEYS, its fields), worded by its caller in the student's language: only the standard
+library here (the grader's review process has no catalogue). Taught with: notebook 19_homework_attention_tests.
 """
 from __future__ import annotations
 
@@ -32,6 +31,7 @@ DUNDERS = {"__init__", "__name__"}  # the only __dunder__ attributes a test may 
 STATE = {"append", "extend", "update", "setdefault", "add", "insert", "pop", "popitem", "clear", "remove"}
 HOMEWORK = ("anatomy.homework", "anatomy_grading")  # the homework's module (`hw`): a test in the grader has none
 FIELD = re.compile(r"\{[^{}]*?\.(_\w+)")  # a format field reading a private attribute: "{0._x}", "{0.__closure__}"
+KEYS = ("seen_code", "seen_private", "seen_private_string", "seen_state", "seen_homework", "seen_syntax")  # (key, fields)
 _MODULES: contextvars.ContextVar[dict[str, str]] = contextvars.ContextVar("modules", default={})
 
 
@@ -74,15 +74,15 @@ def private_path(text: str) -> str | None:
     return next((name for name in names if name not in DUNDERS), None)
 
 
-def forbidden(source: str, modules: dict[str, str] | None = None) -> list[tuple[str, str]]:
-    """[(what, "why_detect" or "why_side_effects")] for each forbidden use in `source`; [] when clean.
-    `modules`: {name: module} the source's names are bound to outside it (default: what the check cell's
-    `knowing_modules` set). A source that does not parse gives [("a syntax error ...", "import_error")]."""
+def forbidden(source: str, modules: dict[str, str] | None = None) -> list[tuple[tuple[str, dict[str, Any]], str]]:
+    """[((key, fields), "why_detect" or "why_side_effects")] for each forbidden use in `source`; [] when
+    clean. `modules`: {name: module} the source's names are bound to outside it (default: what the check
+    cell's `knowing_modules` set). A source that does not parse: [(("seen_syntax", ...), "import_error")]."""
     try:
         tree = ast.parse(source)
     except SyntaxError as error:
-        return [(f"a syntax error (line {error.lineno}: {error.msg})", "import_error")]
-    found: list[tuple[str, str]] = []
+        return [(("seen_syntax", {"line": error.lineno, "msg": error.msg}), "import_error")]
+    found: list[tuple[tuple[str, dict[str, Any]], str]] = []
     bound = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     bound |= {a.arg for n in ast.walk(tree) if isinstance(n, ast.arguments)
               for a in n.posonlyargs + n.args + n.kwonlyargs + [n.vararg, n.kwarg] if a is not None}
@@ -94,8 +94,8 @@ def forbidden(source: str, modules: dict[str, str] | None = None) -> list[tuple[
     inside = {id(n) for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
               for n in ast.walk(f)}  # hw is refused in tests and their helpers (a notebook cell may practise with it)
 
-    def note(name: str, what: str, node: ast.AST) -> None:
-        root = name.split(".")[0]
+    def note(name: str, code: str, node: ast.AST) -> None:
+        root, what = name.split(".")[0], ("seen_code", {"code": code})
         if root in DETECT or name in DETECT or (name.startswith(HOMEWORK) and id(node) in inside):
             found.append((what, "why_detect"))
         elif root in OUTSIDE or name in OUTSIDE:
@@ -103,30 +103,31 @@ def forbidden(source: str, modules: dict[str, str] | None = None) -> list[tuple[
 
     for node in ast.walk(tree):
         if isinstance(node, (ast.Global, ast.Nonlocal)):  # state kept between runs: a call counter
-            found.append((f"`{type(node).__name__.lower()} {', '.join(node.names)}`", "why_detect"))
+            found.append((("seen_code", {"code": f"`{type(node).__name__.lower()} {', '.join(node.names)}`"}),
+                          "why_detect"))
         elif isinstance(node, ast.Import):
             for alias in node.names:
-                note(alias.name, f"import {alias.name}", node)
+                note(alias.name, f"`import {alias.name}`", node)
         elif isinstance(node, ast.ImportFrom):
-            note(node.module or "", f"from {node.module} import ...", node)
+            note(node.module or "", f"`from {node.module} import ...`", node)
             for alias in node.names:
-                note(alias.name, f"from {node.module} import {alias.name}", node)
+                note(alias.name, f"`from {node.module} import {alias.name}`", node)
         elif isinstance(node, ast.Name) and node.id in homework and isinstance(node.ctx, ast.Load) and id(node) in inside:
-            found.append((f"`{node.id}` (the homework's own module: tests may not use it)", "why_detect"))
+            found.append((("seen_homework", {"name": node.id}), "why_detect"))
         elif isinstance(node, ast.Name) and (node.id not in bound or id(node) in called):  # id(x), open(...)
             note(node.id, f"`{node.id}`", node)
         elif isinstance(node, ast.Attribute):
             if node.attr.startswith("_") and node.attr not in DUNDERS:
-                found.append((f"the private attribute `.{node.attr}`", "why_detect"))
+                found.append((("seen_private", {"attr": node.attr}), "why_detect"))
             elif node.attr in ATTRIBUTES:
-                found.append((f"`.{node.attr}`", ATTRIBUTES[node.attr]))
+                found.append((("seen_code", {"code": f"`.{node.attr}`"}), ATTRIBUTES[node.attr]))
             elif isinstance(node.ctx, (ast.Store, ast.Del)) and root_of(node) in imported:  # torch.seen = []
-                found.append((f"`{ast.unparse(node)[:60]}` (state kept from one run to the next)", "why_detect"))
+                found.append((("seen_state", {"code": ast.unparse(node)[:60]}), "why_detect"))
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and (name := private_path(node.value)):
-            found.append((f"the private attribute `.{name}` in the string {node.value[:40]!r}", "why_detect"))
+            found.append((("seen_private_string", {"attr": name, "text": repr(node.value[:40])}), "why_detect"))
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            found += [(f"`{what}` (state kept from one run to the next)", "why_detect") for what in kept(node, imported)]
-    return list(dict.fromkeys(found))
+            found += [(("seen_state", {"code": what}), "why_detect") for what in kept(node, imported)]
+    return list({(key, tuple(fields.items()), why): ((key, fields), why) for (key, fields), why in found}.values())
 
 
 def root_of(node: ast.AST) -> str | None:  # the name a chain starts from (torch.Tensor.add -> "torch")
@@ -136,9 +137,8 @@ def root_of(node: ast.AST) -> str | None:  # the name a chain starts from (torch
 
 
 def kept(function: ast.FunctionDef | ast.AsyncFunctionDef, imported: Iterable[str] = frozenset()) -> list[str]:
-    """What `function` keeps between its calls: a mutable default argument, or a container it did not
-    create itself but changes (SEEN.append(out), FIRST[key] = out): record-and-compare across runs.
-    A method called on an `imported` module or on a class of it (torch.add(x, 1), torch.Tensor.add) is no container."""
+    """What `function` keeps between calls: a mutable default, or a container it changes but did not create
+    (SEEN.append(out), FIRST[key] = out); a method of an `imported` module or its class (torch.add) is none."""
     own = {n.id for n in ast.walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     own |= {a.arg for a in function.args.posonlyargs + function.args.args + function.args.kwonlyargs}
     found = [f"{function.name}(... = {ast.unparse(d)})" for d in function.args.defaults + function.args.kw_defaults

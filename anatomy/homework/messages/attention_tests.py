@@ -27,30 +27,40 @@ MESSAGES: dict[str, dict[str, str]] = {
     "equivalent_failed": {"en": "your tests failed {count} correct variant(s) (the same behaviour, written differently): "
                                 "{tests}; each costs a quarter of this question's points; compare floats with a "
                                 "tolerance (torch.testing.assert_close), not equality or allclose's defaults",
-                          "ko": "테스트 {tests}가 올바른 변형(동작은 같고 쓰는 방식만 다름)에서 {count}번 실패했습니다. "
-                                "변형 하나마다 이 문항 점수의 4분의 1을 잃습니다. 부동소수점은 같음(==)이나 allclose의 "
+                          "ko": "테스트가 올바른 변형(동작은 같고 쓰는 방식만 다른 동등 뮤턴트) {count}개를 실패로 "
+                                "판정했습니다: {tests}. 변형 하나마다 이 문제 점수의 4분의 1을 잃습니다. 부동소수점은 같음(==)이나 allclose의 "
                                 "기본값이 아니라 허용 오차(torch.testing.assert_close)로 비교하세요"},
     "correct_fails": {"en": "your test {test} fails on the correct implementation ({why}), so this question scores 0: "
                             "a test that fails everything catches every bug and proves nothing",
-                      "ko": "테스트 {test}가 올바른 구현에서 실패하므로 ({why}) 이 문항은 0점입니다. 모든 것을 실패시키는 "
+                      "ko": "{test} 테스트가 올바른 구현에서 실패하므로({why}) 이 문제는 0점입니다. 모든 것을 실패시키는 "
                             "테스트는 모든 버그를 잡지만 아무것도 증명하지 못합니다"},
     "no_tests": {"en": "no test functions (def test_...(impl)) for this question, so it scores 0",
-                 "ko": "이 문항에 테스트 함수(def test_...(impl))가 없으므로 0점입니다"},
+                 "ko": "이 문제에 테스트 함수(def test_...(impl))가 없으므로 0점입니다"},
     "too_many": {"en": "{count} tests for this question, more than the {limit} allowed, so it scores 0",
-                 "ko": "이 문항의 테스트가 {count}개로 허용된 {limit}개보다 많으므로 0점입니다"},
+                 "ko": "이 문제의 테스트가 {count}개로 허용된 {limit}개보다 많으므로 0점입니다"},
     "timeout": {"en": "your test {test} ran past its limit of {seconds:g} s, so this question scores 0",
-                "ko": "테스트 {test}가 제한 시간 {seconds:g}초를 넘겼으므로 이 문항은 0점입니다"},
+                "ko": "{test} 테스트가 제한 시간 {seconds:g}초를 넘겼으므로 이 문제는 0점입니다"},
     "question_budget": {"en": "this question's tests ran past {seconds:g} s in all, so it scores 0",
-                        "ko": "이 문항의 테스트가 모두 합쳐 {seconds:g}초를 넘겼으므로 0점입니다"},
+                        "ko": "이 문제의 테스트가 모두 합쳐 {seconds:g}초를 넘겼으므로 0점입니다"},
     "forbidden": {"en": "your tests use {what} ({why}), so this question scores 0 and is flagged for your instructor",
-                  "ko": "테스트가 {what}을(를) 사용하므로 ({why}) 이 문항은 0점이며 강사에게 검토가 요청됩니다"},
+                  "ko": "테스트가 {what}을(를) 사용합니다. {why}. 그래서 이 문제는 0점이며, 강사가 검토하도록 "
+                        "표시되었습니다"},
+    # what review.py refused (its KEYS), worded here: review.py itself imports the standard library only
+    "seen_code": {"en": "{code}", "ko": "코드 {code}"},  # code in backquotes: `import inspect`, `open`, `.save`, `global n`
+    "seen_private": {"en": "the private attribute `.{attr}`", "ko": "비공개 속성 `.{attr}`"},
+    "seen_private_string": {"en": "the private attribute `.{attr}` in the string {text}",
+                            "ko": "문자열 {text} 안의 비공개 속성 `.{attr}`"},
+    "seen_state": {"en": "`{code}` (state kept from one run to the next)", "ko": "`{code}` (실행과 실행 사이에 남는 상태)"},
+    "seen_homework": {"en": "`{name}` (the homework's own module: tests may not use it)",
+                      "ko": "`{name}` (과제 자체 모듈: 테스트에서 쓸 수 없음)"},
+    "seen_syntax": {"en": "a syntax error (line {line}: {msg})", "ko": "문법 오류(줄 {line}: {msg})"},
     "why_detect": {"en": "a test may look only at what the implementation computes, never at which one runs",
                    "ko": "테스트는 구현이 계산한 결과만 볼 수 있으며, 어떤 구현이 실행되는지 알아내려 하면 안 됩니다"},
     "why_side_effects": {"en": "tests may not write files or start processes", "ko": "테스트는 파일을 쓰거나 프로세스를 시작할 수 없습니다"},
     "forbidden_answer": {"en": "your tests use {what} (cell {cell}): {why}, so this question scores 0 and is flagged "
                                "for your instructor",
-                         "ko": "테스트가 {what}을(를) 사용하므로 ({cell}번 셀) {why}. 이 문항은 0점이며 강사에게 검토가 "
-                               "요청됩니다"},
+                         "ko": "테스트가 {what}을(를) 사용합니다({cell}번 셀). {why}. 그래서 이 문제는 0점이며, 강사가 "
+                               "검토하도록 표시되었습니다"},
     "why_rules": {"en": "a test may look only at what the implementation computes, never at which one runs, "
                         "and may not write files or start processes",
                   "ko": "테스트는 구현이 계산한 결과만 볼 수 있으며, 어떤 구현이 실행되는지 알아내거나 파일을 쓰거나 "
@@ -61,15 +71,15 @@ MESSAGES: dict[str, dict[str, str]] = {
                        "ko": "리스트의 {number}번째 항목이 함수가 아니라 {got}입니다"},
     "not_implemented": {"en": "not yet implemented: {error}", "ko": "아직 구현되지 않았습니다: {error}"},
     "child_timeout": {"en": "your code did not finish within {seconds} s while this check ran, so this question scores 0",
-                      "ko": "이 검사가 실행되는 동안 코드가 {seconds}초 안에 끝나지 않았으므로 이 문항은 0점입니다"},
+                      "ko": "이 확인이 실행되는 동안 코드가 {seconds}초 안에 끝나지 않았으므로 이 문제는 0점입니다"},
     "child_notebook_limit": {"en": "your code ran past the grader's limit of {seconds} s for one notebook while this "
                                    "check ran, so this question scores 0",
-                             "ko": "이 검사가 실행되는 동안 코드가 노트북 하나에 주어진 채점 제한 시간 {seconds}초를 "
-                                   "넘겼으므로 이 문항은 0점입니다"},
+                             "ko": "이 확인이 실행되는 동안 코드가 노트북 하나에 주어진 채점 제한 시간 {seconds}초를 "
+                                   "넘겼으므로 이 문제는 0점입니다"},
     "child_stopped": {"en": "your code stopped while this check ran, so this question scores 0",
-                      "ko": "이 검사가 실행되는 동안 코드가 멈췄으므로(프로세스 종료) 이 문항은 0점입니다"},
+                      "ko": "이 확인이 실행되는 동안 코드가 멈췄으므로 이 문제는 0점입니다"},
     "child_failed": {"en": "your code {why} while this check ran, so this question scores 0",
-                     "ko": "이 검사가 실행되는 동안 코드가 실패했으므로 ({why}) 이 문항은 0점입니다"},
-    "import_error": {"en": "your test cell raised {error} when it ran, so this question scores 0",
-                     "ko": "테스트 셀이 실행될 때 {error}를 일으켰으므로 이 문항은 0점입니다"},
+                     "ko": "이 확인이 실행되는 동안 코드가 실패했으므로({why}) 이 문제는 0점입니다"},
+    "import_error": {"en": "your test cell has a syntax error (line {line}: {msg}), so this question scores 0",
+                     "ko": "테스트 셀에 문법 오류가 있어(줄 {line}: {msg}) 이 문제는 0점입니다"},
 }

@@ -7,21 +7,22 @@ from __future__ import annotations
 MESSAGES: dict[str, dict[str, str]] = {
     # question 1: the head
     "st_no_head": {"en": "not yet implemented: Question 1, self.head is None (create nn.Linear(D, 1) in __init__)",
-                   "ko": "아직 구현되지 않았습니다: 문항 1의 self.head가 None입니다 (__init__에서 nn.Linear(D, 1)을 만드세요)"},
+                   "ko": "아직 구현되지 않았습니다: 문제 1의 self.head가 None입니다 (__init__에서 nn.Linear(D, 1)을 만드세요)"},
     "st_head_type": {"en": "self.head must be an nn.Linear; yours is {got}", "ko": "self.head는 nn.Linear여야 하는데 {got}입니다"},
     "st_head_shape": {"en": "self.head maps the [CLS] vector (D = {size}) to one logit, so its weight is ({one}, {size}); "
                             "yours is {got}",
-                      "ko": "self.head는 [CLS] 벡터(D = {size})를 로짓 하나로 바꾸므로 가중치가 ({one}, {size})여야 하는데 "
-                            "{got}입니다"},
+                      "ko": "self.head는 [CLS] 벡터(D = {size})를 로짓 하나로 바꾸므로 가중치 모양은 ({one}, {size})입니다. "
+                            "지금은 {got}입니다"},
     # a verdict on predict's probabilities or training_step's loss
     "st_shape": {"en": "{where}: your {what} has shape {got}, expected {expected}",
-                 "ko": "{where}: {what}의 모양이 {got}인데, {expected}여야 합니다"},
+                 "ko": "{where}: {what}의 모양이 {got}인데, 기대한 모양은 {expected}입니다"},
     "st_named": {"en": "{where}: {name} (your {what} {shown} equal exactly that; expected {expected})",
-                 "ko": "{where}: {name} ({what} {shown}: 정확히 그 값과 같습니다. 기대값 {expected})"},
+                 "ko": "{where}: {name} ({what}({shown})이 이 실수로 나오는 값과 정확히 같습니다. 기대한 값: {expected})"},
     "st_named_one": {"en": "{where}: {name} (your {what} {shown} equals exactly that; expected {expected})",
-                     "ko": "{where}: {name} ({what} {shown}: 정확히 그 값과 같습니다. 기대값 {expected})"},
+                     "ko": "{where}: {name} ({what}({shown})이 이 실수로 나오는 값과 정확히 같습니다. 기대한 값: "
+                           "{expected})"},
     "st_differs": {"en": "{where}: your {what} {shown} differs from the expected value by up to {gap:.3g}",
-                   "ko": "{where}: {what} {shown}: 기대값과 최대 {gap:.3g}만큼 다릅니다"},
+                   "ko": "{where}: {what}({shown})이 기대한 값과 최대 {gap:.3g}만큼 다릅니다"},
     "st_not_probabilities": {"en": "predict must return a tensor of probabilities, got {got}",
                              "ko": "predict는 확률 텐서를 반환해야 하는데 {got}을(를) 반환했습니다"},
     # question 2: predict's named mistakes
@@ -29,9 +30,9 @@ MESSAGES: dict[str, dict[str, str]] = {
                 "ko": "[CLS](위치 0) 대신 마지막 토큰에서 읽었습니다"},
     "st_last_real": {"en": "read from the last real token (before the padding) instead of [CLS] (position 0)",
                      "ko": "[CLS](위치 0) 대신 (패딩 앞의) 마지막 실제 토큰에서 읽었습니다"},
-    "st_mean": {"en": "read from the mean of the states instead of [CLS]", "ko": "[CLS] 대신 상태들의 평균에서 읽었습니다"},
+    "st_mean": {"en": "read from the mean of the states instead of [CLS]", "ko": "[CLS] 대신 은닉 상태의 평균에서 읽었습니다"},
     "st_mean_all": {"en": "read from the mean of all states, padding included, instead of [CLS]",
-                    "ko": "[CLS] 대신 패딩까지 포함한 모든 상태의 평균에서 읽었습니다"},
+                    "ko": "[CLS] 대신 패딩까지 포함한 모든 은닉 상태의 평균에서 읽었습니다"},
     "st_no_mask": {"en": "called the encoder without its attention mask, so [CLS] attends to the padding",
                    "ko": "어텐션 마스크 없이 인코더를 호출해서 [CLS]가 패딩에 어텐션합니다"},
     "st_softmax_batch": {"en": "softmax over the batch instead of a sigmoid per sentence (the probabilities sum to 1 over "
@@ -74,8 +75,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     "st_not_scalar": {"en": "training_step must return one scalar tensor, got {got}",
                       "ko": "training_step은 스칼라 텐서 하나를 반환해야 하는데 {got}을(를) 반환했습니다"},
     "st_no_grad": {"en": "the loss does not require grad, so nothing can learn: compute it with autograd on",
-                   "ko": "손실이 grad를 요구하지 않아 아무것도 학습할 수 없습니다: autograd를 켠 채로 계산하세요"},
-    "st_no_grad_name": {"en": "the loss does not require grad", "ko": "손실이 grad를 요구하지 않습니다"},
+                   "ko": "손실의 requires_grad가 False여서 아무것도 학습할 수 없습니다: autograd를 켠 채로 계산하세요"},
+    "st_no_grad_name": {"en": "the loss does not require grad", "ko": "손실의 requires_grad가 False입니다"},
     "st_sigmoid_before": {"en": "sigmoid applied before a loss that already applies it (BCE-with-logits of probabilities)",
                           "ko": "이미 시그모이드를 적용하는 손실 앞에 시그모이드를 또 적용했습니다 (확률에 BCE-with-logits)"},
     "st_broadcast_labels": {"en": "labels of the wrong shape: (B, 1) labels against (B,) logits broadcast to a (B, B) loss",
