@@ -116,7 +116,7 @@ plt.show()
 # Section 5 shows one of these dates in BertViz, each head named by what sections 1–3 measure.
 #
 # ## 2. Ablation per head and per field
-# The goal (issue #40): a set of at most three heads whose ablation drops one field's accuracy from ≥ 98 %
+# The goal: a set of at most three heads whose ablation drops one field's accuracy from ≥ 98 %
 # to ≤ 20 % while the other fields keep theirs, and the same number of *random* heads, drawn 20 times,
 # costing at most 2 points on average. Zero ablation replaces one head's output (its `cross_z`, before `out_proj` mixes the heads) by zeros; mean
 # ablation by its average over other held-out dates at the same target position, which keeps the output
@@ -168,8 +168,9 @@ assert max(all_four.values()) <= 0.3  # without layer 1's cross-attention no fie
 # away.
 # The fields are spread over layer 1's heads, and the heads are partly redundant: no one of them is needed
 # for most dates. Michel et al. 2019 found that many heads can be pruned at test time, and that
-# encoder-decoder attention is *more* dependent on having several heads than self-attention; that matches
-# this model, where removing three of layer 1's four cross-attention heads costs every field. Voita et al.
+# encoder-decoder attention is *more* dependent on having several heads than self-attention. This model is
+# consistent with the first finding (removing three of layer 1's four cross-attention heads costs every
+# field); we ablate no self-attention head, so we cannot test the second. Voita et al.
 # 2019 pruned the encoder self-attention heads of a translation model (38 of 48 cost 0.15 BLEU on
 # English-Russian) and found that the specialised heads are the last to be pruned; we do not test their
 # head roles here.
@@ -253,8 +254,9 @@ plt.show()
 # Among the heads, layer 1's head 1 carries the largest share, and through its **values**: pasting its
 # clean keys alone restores almost nothing. That does *not* mean the head looks at the same place in both
 # runs: the two attention rows printed above differ (more weight on "M" in the clean run). It means the
-# shift of weight does not change the metric, because in the corrupted run every month letter carries the
-# corrupted month, wherever the head looks. The per-head shares do not add up to 1: several heads carry
+# shift of weight barely changes the metric: the weight moves between letters whose values, in the
+# corrupted run, carry the corrupted month or none of it (notebook 17 §4 patches them one by one), and what
+# the head reads there decides. The per-head shares do not add up to 1: several heads carry
 # part of the month, consistent with the ablations of section 2.
 #
 # One pair is one example. The same measurement over many pairs: each month against the next in "Mar 3
@@ -360,8 +362,10 @@ print(f"path patching through head 1.1's keys and values: ours {ours:.4f}, nnsig
 # Question 6 of homework 1 showed the last decoder layer's cross-attention, heads averaged, for "Sunday,
 # July 20, 1969", and asked which source characters each field attends to. What the heat-map could tell:
 # where the weight goes; that the year digits look at the year, the month digits at "July", the day digits
-# at "20"; that "Sunday" receives almost nothing. Section 1 confirms this for every head of layer 1, on
-# average over the ten formats.
+# at "20"; and that weight also goes where no field is: the rows that write the "-" separators and the
+# month's first digit put a large share of theirs on "Sunday", which the heat-map cannot explain. Section 1
+# confirms, on average over the ten formats, that every head of layer 1 puts most of its weight on the field
+# being written.
 #
 # What it could not tell:
 # - **Which head matters.** Averaging over heads hides any difference between them; even per head,
@@ -425,7 +429,9 @@ named_head_view({head: head_name(i, head) for i, head in enumerate(heads)},
 
 # %% [markdown]
 # The view opens on layer 1 (pick layer 0 at the top). Hover over a character of the answer (left) to see
-# where each head of that layer looks on this one date; click a coloured square to hide a head, double-click
+# where each head of that layer looks on this one date (the row labelled c is the position that reads c and
+# writes the next character, as in section 1; homework 1's heat-map labels its rows by the character
+# written, so the two are one row apart); click a coloured square to hide a head, double-click
 # it to keep only that head. What the view can show: where each head's weight goes, for this date, at every
 # position of the answer, which the averages of section 1 hide. What it cannot show: whether the model uses
 # that weight. Except "least weight on its field" (section 1's average), the first part of each name comes
