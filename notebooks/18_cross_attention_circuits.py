@@ -169,8 +169,8 @@ assert max(all_four.values()) <= 0.3  # without layer 1's cross-attention no fie
 # The fields are spread over layer 1's heads, and the heads are partly redundant: no one of them is needed
 # for most dates. Michel et al. 2019 found that many heads can be pruned at test time, and that
 # encoder-decoder attention is *more* dependent on having several heads than self-attention. This model is
-# consistent with the first finding (removing three of layer 1's four cross-attention heads costs every
-# field); we ablate no self-attention head, so we cannot test the second. Voita et al.
+# consistent with the first finding (no single head of layer 1 is needed for most dates, and removing a
+# layer-0 head costs nothing); we ablate no self-attention head, so we cannot test the second. Voita et al.
 # 2019 pruned the encoder self-attention heads of a translation model (38 of 48 cost 0.15 BLEU on
 # English-Russian) and found that the specialised heads are the last to be pruned; we do not test their
 # head roles here.
@@ -430,7 +430,7 @@ named_head_view({head: head_name(i, head) for i, head in enumerate(heads)},
 # %% [markdown]
 # The view opens on layer 1 (pick layer 0 at the top). Hover over a character of the answer (left) to see
 # where each head of that layer looks on this one date (the row labelled c is the position that reads c and
-# writes the next character, as in section 1; homework 1's heat-map labels its rows by the character
+# writes the next character, as section 1 describes; homework 1's heat-map labels its rows by the character
 # written, so the two are one row apart); click a coloured square to hide a head, double-click
 # it to keep only that head. What the view can show: where each head's weight goes, for this date, at every
 # position of the answer, which the averages of section 1 hide. What it cannot show: whether the model uses
