@@ -393,8 +393,9 @@ plt.show()
 # %% [markdown]
 # **Solution.** Each output digit attends to the source characters it is copied or derived from:
 # the year digits to "1969", the month digits to "July" (its letters decide "07"), the day digits to
-# "20". "Sunday" gets almost no weight: the weekday follows from the date, so the translator never
-# needs it. The matrix is Tq × Ts (11 decoder positions × 21 source characters) because queries come
+# "20". "Sunday" is never copied into the answer, since the weekday follows from the date; it still
+# receives weight from the rows that write the "-" separators and the month's first digit (a place to
+# park weight, which the heat-map cannot explain; notebook 18 §5). The matrix is Tq × Ts (11 decoder positions × 21 source characters) because queries come
 # from the decoder and keys from the encoder. Nothing is masked above the diagonal because the whole
 # source is known before decoding starts; only source padding would be masked.
 
