@@ -279,8 +279,8 @@ tiny = anatomy.TransformerConfig(vocab_size=20, hidden_size=32, num_attention_he
                                  num_encoder_layers=2, num_decoder_layers=2, hidden_dropout_prob=0.0,
                                  final_norm=True)
 model = anatomy.Transformer(tiny).to(device).eval()
-src_ids = torch.randint(3, 20, (2, 7), device=device)
-tgt_ids = torch.randint(3, 20, (2, 5), device=device)
+src_ids = torch.randint(3, 20, (2, 7)).to(device)  # drawn on the CPU: a GPU run sees the same ids
+tgt_ids = torch.randint(3, 20, (2, 5)).to(device)
 src_mask = torch.ones_like(src_ids, dtype=torch.bool)
 src_mask[1, 5:] = False  # the second source sentence ends with 2 pads
 with torch.no_grad():

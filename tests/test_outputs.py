@@ -105,3 +105,16 @@ def test_cell_outputs_are_sanitized_as_nbval_does():
     other_text = {"output_type": "display_data", "data": {"text/html": view.format("b" * 32, "0.1491") + "!"}}
     assert same_cell_outputs([committed], [other_cpu])
     assert not same_cell_outputs([committed], [other_text])
+
+
+def stream(text: str) -> dict:
+    return {"output_type": "stream", "name": "stdout", "text": text}
+
+
+def test_a_gpu_run_compares_as_the_cpu_run_that_made_the_file():
+    """07 prints where it trains; on a GPU (Colab, the device check of 2026-11-26) that cell said 'on cuda'."""
+    committed = stream("171,904 parameters on cpu\n")
+    assert same_cell_outputs([committed], [stream("171,904 parameters on cuda\n")])
+    assert same_cell_outputs([committed], [stream("171,904 parameters on cuda:0\n")])
+    assert not same_cell_outputs([committed], [stream("171,905 parameters on cuda\n")])  # the count still counts
+    assert not same_cell_outputs([stream("the CPU is busy")], [stream("the GPU is busy")])  # only 'on <device>'
