@@ -13,9 +13,9 @@ The copy of 07 saves its trained weights in the temporary root, never into the p
 Notebook 18's view carries a legend that names its heads (anatomy.display.head_names): untrusted, then
 Trusted, its saved view draws in both front-ends with the legend beside it, each head's swatch in the colour
 BertViz fills that head's square with, nothing cut off (about 10 s per front-end). 18 gets no Run All here:
-Run All, save and reload, done once by hand (2026-11-26, both front-ends: no cell error, no stderr, the new
-view drawn with its legend beside it), took about 40 s more per front-end on two busy cores, and proves
-nothing about the drawing that Trust does not; whether 18's cells run is nbval's check.
+Run All, save and reload, done twice by hand (2026-11-26, both front-ends: no cell error, no stderr, the new
+view drawn with its legend beside it), took 30-70 s more per front-end on two busy cores (Run All alone
+21-66 s), and proves nothing about the drawing that Trust does not; whether 18's cells run is nbval's check.
 Screenshots go to $ANATOMY_SCREENSHOTS when it is set. Skipped only when Chromium, chromedriver or
 selenium is missing (apt-get install chromium chromium-driver; pip install selenium).
 """
