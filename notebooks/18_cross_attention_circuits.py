@@ -101,8 +101,8 @@ for layer, head in heads:
 assert summary[1].min() > 0.5  # every layer-1 head puts most of its weight on the field being written
 
 # %%
-fig, ax = plt.subplots(figsize=(4.5, 3.4))
-image = ax.imshow(summary.flatten(0, 1), cmap="Blues", vmin=0, vmax=1)
+fig, ax = plt.subplots(figsize=(5, 3.6))
+image = ax.imshow(summary.flatten(0, 1), cmap="Blues", vmin=0, vmax=1, aspect="auto")  # wide columns: labels apart
 ax.set(xticks=range(3), xticklabels=list(FIELDS), yticks=range(len(heads)),
        yticklabels=[f"layer {l} head {h}" for l, h in heads], title="attention on the field's source")
 fig.colorbar(image, ax=ax)
@@ -147,8 +147,9 @@ assert all(min(single[h]["mean"].values()) >= 0.85 for h in heads)  # no head is
 # %% [markdown]
 # No single head is needed for most dates: without any one of them, most dates still come out right in
 # every field. Mean ablation of one head costs at most 6 points, zero ablation up to 12 (heads 1.0 and 1.1
-# on the day, with the interval above: 100 dates do not pin the cost down to the point), and layer 0's
-# heads cost nothing at all. Now the sets the table
+# on the day, with the interval above: 100 dates do not pin the cost down to the point; and that cost is
+# the largest of 24, 8 heads x 3 fields, while the interval treats it as chosen in advance, so it is if
+# anything too narrow), and layer 0's heads cost nothing at all. Now the sets the table
 # suggests. All layer-1 heads look at the field being written, so take every set of three layer-1 heads, and
 # all four:
 
@@ -164,33 +165,41 @@ assert max(all_four.values()) <= 0.3  # without layer 1's cross-attention no fie
 
 # %% [markdown]
 # The goal set at the start of this section was a set of at most three heads that removes one field and
-# spares the others. This model has none: any three layer-1 heads cost points on all three fields at once, and only all four take every field
-# away.
-# The fields are spread over layer 1's heads, and the heads are partly redundant: no one of them is needed
-# for most dates. Michel et al. 2019 found that many heads can be pruned at test time, and that
-# encoder-decoder attention is *more* dependent on having several heads than self-attention. This model is
-# consistent with the first finding (no single head of layer 1 is needed for most dates, and removing a
-# layer-0 head costs nothing); we ablate no self-attention head, so we cannot test the second. Voita et al.
-# 2019 pruned the encoder self-attention heads of a translation model (38 of 48 cost 0.15 BLEU on
-# English-Russian) and found that the specialised heads are the last to be pruned; we do not test their
-# head roles here.
-# Sets of three *random* heads, drawn 20 times, for comparison (each draw's cost per field, in points):
+# spares the others. None of the sets tried here does: any three layer-1 heads cost points on all three
+# fields at once, only all four take every field away, and the random sets below do no better (exercise 5
+# tries all 92 sets of at most three heads).
+# The fields are spread over layer 1's heads, and the heads are partly redundant. Michel et al. 2019 found
+# that many heads can be pruned at test time, that some layers can even be reduced to a single head, and
+# that encoder-decoder attention is *more* dependent on having several heads than self-attention. This
+# model is consistent with the first finding: no single head of layer 1 is needed for most dates, and
+# removing a layer-0 head costs nothing. Layer 1 is not a layer that one head can do alone: keeping any one
+# of its heads (ablating the other three) leaves every field at 86 % or less, with zero or mean ablation
+# (above). We ablate no self-attention head, so we cannot test the third finding. Voita et al. 2019 pruned
+# the encoder self-attention heads of a translation model (38 of 48 cost 0.15 BLEU on English-Russian) and
+# found that the specialised heads are the last to be pruned; they also pruned all three kinds of attention
+# (encoder self-attention, decoder self-attention, decoder-encoder attention) to compare how sensitive each
+# kind is to its number of heads. We test neither their head roles nor that comparison here.
+# Sets of three *random* heads, drawn 20 times and zero-ablated, for comparison (each draw's heads and its
+# cost per field, in points):
 
 # %%
 rng = random.Random(0)
-draws = [field_accuracy(translator, examples, vocab, rng.sample(heads, 3)) for _ in range(20)]
-for d in draws:
-    print("  " + "  ".join(f"{f} {100 * (base[f] - d[f]):3.0f}" for f in FIELDS))
+drawn = [rng.sample(heads, 3) for _ in range(20)]
+draws = [field_accuracy(translator, examples, vocab, chosen) for chosen in drawn]  # zero ablation
+for chosen, d in zip(drawn, draws):
+    print(f"  {' '.join(f'{l}.{h}' for l, h in chosen)}   "
+          + "  ".join(f"{f} {100 * (base[f] - d[f]):3.0f}" for f in FIELDS))
 cost = {f: sum(base[f] - d[f] for d in draws) / len(draws) for f in FIELDS}
-print("20 random sets of 3 heads, average cost in points: "
+print("20 random sets of 3 heads, zero ablation, average cost in points: "
       + "  ".join(f"{f} {100 * c:.1f}" for f, c in cost.items()))
 
 # %% [markdown]
 # Random sets are not cheap here: half of all heads are in layer 1, and a random draw of three usually
-# includes one or two of them, so it costs points on every field (the 2-point bar set at the start of section 2 assumes that the
-# fields live in a few dedicated heads; in this model they do not). The comparison
-# that matters is the shape: no draw, random or chosen, removes one field alone (takes it near 0 % while
-# the others survive); the costs of a draw fall on all three fields.
+# includes one or two of them, so most draws cost points on two or three fields at once (the 2-point bar set
+# at the start of section 2 assumes that the fields live in a few dedicated heads; in this model they do
+# not). One draw, 0.1 0.2 0.3, leaves layer 0 with head 0.0 alone and costs nothing: unlike layer 1, layer 0
+# can do with one head, at least with this one. The comparison that matters is the shape: no draw, random or
+# chosen, removes one field alone (takes it near 0 % while the others survive).
 #
 # ## 3. Patching along the path
 # Take "Mar 3 2021" (clean, "2021-03-03") and "May 3 2021" (corrupted, "2021-05-03"): one character differs
@@ -296,6 +305,9 @@ print("       " + "".join(f"{label:>31}" for label in ROUTES))
 for i, (layer, head) in enumerate(heads):
     print(f"  {layer}.{head}  " + "".join(f"{mean[k][i]:+.2f} [{mean[k][i] - half[k][i]:+.2f}, {mean[k][i] + half[k][i]:+.2f}] "
                                          + (f"{top[k][i]:4.0%}" if k in top else "   -") + "   " for k in ROUTES))
+keys = series["keys only"]  # (pairs, heads)
+print("keys only, pairs where a head restores more than 0.1 (of 50), and its largest: " + "   ".join(
+    f"{l}.{h} {int((keys[:, i] > 0.1).sum())} ({keys[:, i].max():.2f})" for i, (l, h) in enumerate(heads)))
 scored_at_5 = 2 * sum(f"{a:02}"[0] != f"{b:02}"[0] for months in month_pairs.values() for a, b in months)
 print(f"{scored_at_5} of the {n_pairs} pairs differ in the month's first digit and are scored at position 5, "
       f"the rest at position 6")
@@ -304,7 +316,7 @@ others = [i for i in range(len(heads)) if i != h11]
 assert mean["output"][h11] > mean["output"][others].max() + 0.1  # 1.1 has the largest mean share, by a margin
 assert mean["values only"][h11] > 0.25 and mean["keys only"].max() < 0.15  # the values carry it, not the keys
 assert 0.4 < top["output"][h11] < 0.9  # largest on most pairs, not on all
-assert mean["output"][:4].max() < 0.05  # layer 0's heads carry next to nothing
+assert mean["output"][:4].max() < 0.05  # layer 0's heads restore next to nothing
 
 # %%
 fig, ax = plt.subplots(figsize=(8, 3))
@@ -320,8 +332,10 @@ plt.show()
 # it, interval above), but it is the largest on about 60 % of the pairs, not on all: on the rest head 1.0,
 # 1.2 or 1.3 carries more (e.g. for some pairs head 1.0 restores more than head 1.1). Keys and values
 # together restore about what the head's output restores; values alone restore most of that, keys alone
-# little on average (below 0.1 for every head), though on single pairs the keys carry a part. Layer 0's
-# heads carry next to nothing, and ablating any one of them costs nothing either (section 2). These are
+# little on average (below 0.1 for every head, though head 1.1's interval excludes 0), and on some pairs
+# more: head 1.1's keys alone restore more than 0.1 on 10 of the 50 pairs, head 1.0's on 4, head 1.3's on 3
+# (counts and largest values above). Layer 0's heads restore next to nothing when patched, and ablating any one of
+# them costs nothing either (section 2). These are
 # 50 pairs (25 month pairs at two day/year settings) of three formats of one small translator, each patched
 # at one position (5 or 6, above); other formats, fields or corruptions may route differently.
 #
@@ -369,7 +383,7 @@ print(f"path patching through head 1.1's keys and values: ours {ours:.4f}, nnsig
 #
 # What it could not tell:
 # - **Which head matters.** Averaging over heads hides any difference between them; even per head,
-#   looking alike did not predict that no single head is needed (section 2).
+#   where a head looks does not say whether the answer needs it (section 2).
 # - **Whether the weight is used.** A head can look at the right characters and carry nothing the answer
 #   depends on. In section 3, head 1.1's weights differ between the clean and the corrupted run, yet
 #   pasting the clean keys (which set the weights) restores little, on average over 50 pairs: where the
@@ -383,7 +397,8 @@ print(f"path patching through head 1.1's keys and values: ours {ours:.4f}, nnsig
 #
 # **The heads, named, in BertViz.** BertViz (07) draws the same kind of heat-map interactively, head by head.
 # Below: the cross-attention of both decoder layers for one held-out date of section 1, the first in homework
-# 1's format ("Wednesday, March 3, 2021"), with its ISO answer as the decoder's input. BertViz takes no names
+# 1's format (weekday, month, day, year): "Thursday, October 19, 2034", with its ISO answer as the decoder's
+# input. BertViz takes no names
 # for heads, and it draws head h in the same colour in every layer; so a legend beside the view
 # (`anatomy.display.named_head_view`, in BertViz's colours) names each head by what sections 1–3 measured about
 # it: its mean share of the month over the 50 pairs (§3), the largest cost of ablating it alone (§2), and the
@@ -412,7 +427,7 @@ def head_name(i: int, head: tuple[int, int]) -> str:
     elif month[i] < 0.05:
         labels.append("next to nothing of the month")
     if alone[head][0] == max(cost for cost, _, _ in alone.values()):
-        labels.append("costliest to ablate alone")
+        labels.append("costliest to ablate alone on these 100 dates")
     if i == int(on_field.argmin()):
         labels.append("least weight on its field")
     points, kind, field = alone[head]
@@ -444,7 +459,8 @@ named_head_view({head: head_name(i, head) for i, head in enumerate(heads)},
 # ## Takeaways
 # - Each output field's source span is known exactly, so a cross-attention head can be scored against it:
 #   every head of this translator's last layer looks mostly at the field being written.
-# - No set of at most three heads removes one field while sparing the others: the fields are spread over
+# - No set of at most three heads tried here removes one field while sparing the others (exercise 5 tries
+#   all 92): the fields are spread over
 #   layer 1's four heads, no one of which is needed for most dates (mean ablation costs at most 6 points,
 #   zero ablation up to 12); all four together take every field away.
 # - Patching locates the month, over 50 month pairs of three formats: in layer 1 of the decoder, where head
@@ -465,8 +481,13 @@ named_head_view({head: head_name(i, head) for i, head in enumerate(heads)},
 #    "Mar 3 2021", measure the weight each layer-1 head puts on "Mar" at target position 6, then patch each
 #    head for "Mar 3 2021" against "Apr 3 2021" and against "May 3 2021". Does the head that looks most carry most?
 #    *Hint:* `translator(*clean, output_attentions=True).cross_attentions[1][0, :, 6, :3].sum(-1)`, and
-#    `head_patching(translator, *date_pair("Mar 3 2021", "Apr 3 2021", "2021-03-03", vocab), metric)[1]` with
-#    the month's `field_metric` for that pair.
+#    `head_patching(translator, *date_pair("Mar 3 2021", "Apr 3 2021", "2021-03-03", vocab),
+#    field_metric("month", "2021-03-03", "2021-04-03", vocab))[1]`, and the same for May.
+# 5. Section 2 tried the sets of three layer-1 heads and 20 random sets. Try every set of at most three heads
+#    (8 + 28 + 56 = 92), with zero and with mean ablation. Does any reach the goal of section 2 (one field at
+#    20 % or less, the others at 98 % or more)? Which come closest?
+#    *Hint:* `itertools.combinations(heads, size)` for size 1, 2, 3, and `field_accuracy(translator, examples,
+#    vocab, list(chosen), m)` with `m` None or `means`; about 180 translations of 100 dates.
 #
 # ## Glossary · 용어집
 # | English | 한국어 |
@@ -481,7 +502,7 @@ named_head_view({head: head_name(i, head) for i, head in enumerate(heads)},
 #
 # ## 핵심 요약
 # - 출력 필드마다 원문 구간을 정확히 알기 때문에 교차 어텐션 헤드를 그 구간에 대어 잴 수 있다. 1번 층의 모든 헤드가 쓰고 있는 필드를 주로 본다.
-# - 헤드 세 개 이하를 제거해 한 필드만 없애는 조합은 없다. 필드는 1번 층의 네 헤드에 나뉘어 있고, 네 헤드를 모두 없애야 모든 필드가 사라진다.
+# - 여기서 시도한 헤드 세 개 이하의 조합 가운데 한 필드만 없애는 것은 없다(연습 5에서 92개를 모두 시도한다). 필드는 1번 층의 네 헤드에 나뉘어 있고, 네 헤드를 모두 없애야 모든 필드가 사라진다.
 # - 세 형식의 월 쌍 50개에서 패칭해 보면, 월은 디코더 1번 층을 거쳐 들어오고 헤드 1.1이 평균적으로 가장 큰 몫을 (주로 값을 통해) 나른다. 다만 모든 쌍에서 가장 큰 것은 아니다 (약 60 %).
 # - nnsight와 `torch.nn.Transformer`에 건 순전파 훅이 4절에 적은 확인에서 같은 수를 낸다. 히트맵은 헤드가 어디를 보는지 보여 줄 뿐이다.
 #

@@ -1,7 +1,7 @@
 """BertViz views drawn in live JupyterLab 4 and Notebook 7, in a real browser, with the internet blocked.
 
 For each front-end the test starts a real server on a free port of 127.0.0.1 (a temporary root with
-copies of notebooks 03, 04 and 07, and temporary Jupyter config/data dirs), drives the system
+copies of notebooks 03, 04, 07 and 18, and temporary Jupyter config/data dirs), drives the system
 Chromium through chromedriver with every outside host unresolvable, and counts the SVG <line>
 elements that each BertViz view drew. For each of 03, 04 and 07, as a student meets it:
 - the committed outputs, untrusted: a note says to run the cell, and nothing draws;
@@ -10,6 +10,12 @@ elements that each BertViz view drew. For each of 03, 04 and 07, as a student me
 - save and reload the page (the outputs come back from the file): they draw again; in JupyterLab
   also reopen the bare /lab page, which restores the tab, and (03, 04) Restart Kernel and Run All.
 The copy of 07 saves its trained weights in the temporary root, never into the package.
+Notebook 18's view carries a legend that names its heads (anatomy.display.head_names): untrusted, then
+Trusted, its saved view draws in both front-ends with the legend beside it, each head's swatch in the colour
+BertViz fills that head's square with, nothing cut off (about 10 s per front-end). 18 gets no Run All here:
+Run All, save and reload, done twice by hand (2026-11-26, both front-ends: no cell error, no stderr, the new
+view drawn with its legend beside it), took 30-70 s more per front-end on two busy cores (Run All alone
+21-66 s), and proves nothing about the drawing that Trust does not; whether 18's cells run is nbval's check.
 Screenshots go to $ANATOMY_SCREENSHOTS when it is set. Skipped only when Chromium, chromedriver or
 selenium is missing (apt-get install chromium chromium-driver; pip install selenium).
 """
@@ -31,6 +37,7 @@ from tools.headless import find_chromium
 
 NOTEBOOKS = Path(__file__).parent.parent / "notebooks"
 VIEWS = {"03_attention.ipynb": 1, "04_multi_head_attention.ipynb": 2, "07_training.ipynb": 1}  # views per notebook
+NAMED = "18_cross_attention_circuits.ipynb"  # one view with a legend of 8 named heads; Trust only, no Run All
 RESTART_RUN_ALL = {"03_attention.ipynb", "04_multi_head_attention.ipynb"}  # 07 trains: one Run All is enough
 CHROMEDRIVER = shutil.which("chromedriver")
 try:
@@ -57,6 +64,23 @@ const tab = window.jupyterapp.shell.currentWidget.node;
 return [Array.from(tab.querySelectorAll('.jp-OutputArea-output div')).map(n => n.textContent)
           .filter(t => t.startsWith('Run this cell to draw')),
         tab.querySelectorAll('.jp-OutputArea-output svg line').length];
+"""
+# 18's legend beside its view: the head squares BertViz drew [head, fill], the legend's swatches [layer, head,
+# computed colour], and the boxes [left, top, right, bottom] of the view's SVG, the legend and the output area,
+# with the output area's scroll and client widths (wider content would be cut off or scroll).
+LEGEND = """
+const tab = window.jupyterapp.shell.currentWidget.node, legend = tab.querySelector('table.anatomy-head-legend');
+const view = Array.from(tab.querySelectorAll("div[id^='bertviz-']:not([id$='-note'])")).find(v => v.offsetParent);
+if (!legend || !view || !view.querySelector('svg')) return null;
+const box = node => { const r = node.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+const area = view.closest('.jp-OutputArea-output');
+return {squares: Array.from(view.querySelectorAll('rect'))
+          .filter(r => r.getAttribute('width') === '20' && r.getAttribute('height') === '20')
+          .map(r => [Math.round(Number(r.getAttribute('x')) / 20), r.getAttribute('fill')]),
+        swatches: Array.from(legend.querySelectorAll('.anatomy-head-swatch'))
+          .map(s => [Number(s.dataset.layer), Number(s.dataset.head), getComputedStyle(s).backgroundColor]),
+        view: box(view.querySelector('svg')), legend: box(legend), area: box(area),
+        widths: [area.scrollWidth, area.clientWidth]};
 """
 CDN_BLOCKED = """
 const done = arguments[arguments.length - 1], tag = document.createElement("script");
@@ -89,9 +113,9 @@ def browser():
 
 @pytest.fixture(scope="module", params=["lab", "notebook"])
 def server(request, tmp_path_factory):
-    """(front-end, base URL) of a live Jupyter server whose root holds copies of 03, 04 and 07."""
+    """(front-end, base URL, root) of a live Jupyter server whose root holds copies of 03, 04, 07 and 18."""
     root = tmp_path_factory.mktemp(f"root_{request.param}")
-    for name in VIEWS:
+    for name in (*VIEWS, NAMED):
         shutil.copy(NOTEBOOKS / name, root / name)
     home = Path(tempfile.mkdtemp(prefix="jupyter_home_"))
     env = {**os.environ, "JUPYTER_CONFIG_DIR": str(home / "config"), "JUPYTER_DATA_DIR": str(home / "data"),
@@ -177,6 +201,17 @@ def show_views(driver) -> None:
     driver.execute_script("document.querySelectorAll(\"div[id^='bertviz-']\").forEach(v => v.scrollIntoView());")
 
 
+def show_view_cell(driver) -> None:
+    """Scroll the current notebook to its first cell with a BertViz output, found in the notebook's model: the
+    front-ends do not render cells far below the window, and an untrusted view has no id to scroll to."""
+    assert WebDriverWait(driver, 30, 0.25).until(lambda d: d.execute_script(
+        "const nb = window.jupyterapp.shell.currentWidget.content;"
+        "const i = nb.widgets.findIndex(c => c.model.type === 'code' &&"
+        " JSON.stringify(c.model.outputs.toJSON()).includes('bertviz-'));"
+        "if (i < 0) return false; nb.activeCellIndex = i; nb.scrollToCell(nb.widgets[i], 'center'); return true;"))
+    time.sleep(0.5)  # let the cell render
+
+
 def mark_old_views(driver) -> None:
     """Mark the views on the page, so that views_drawn counts only those drawn after this."""
     driver.execute_script("document.querySelectorAll(\"div[id^='bertviz-']\").forEach(v => v.dataset.old = 1);")
@@ -228,3 +263,43 @@ def test_views_say_run_the_cell_then_draw_after_trust_run_all_reload_and_reopen(
             command(browser, "notebook:restart-run-all")
             accept_dialog(browser)
             print(f"{name} after Restart Kernel and Run All: {views_drawn(browser, views)}")
+
+
+def rgb(hex_colour: str) -> str:
+    return "rgb({}, {}, {})".format(*(int(hex_colour[i:i + 2], 16) for i in (1, 3, 5)))
+
+
+def legend_beside_view(driver) -> dict:
+    """18's legend as drawn (LEGEND), checked: 4 head squares and 8 swatches (2 layers x 4 heads), each swatch
+    in its head's square colour, the legend right of the view, both inside the output area, nothing scrolled."""
+    found = WebDriverWait(driver, 30, 0.25).until(lambda d: d.execute_script(LEGEND) or False)
+    squares = dict(found["squares"])
+    assert sorted(squares) == [0, 1, 2, 3] and len(set(squares.values())) == 4, found["squares"]
+    assert sorted((layer, head) for layer, head, _ in found["swatches"]) == [(l, h) for l in (0, 1) for h in range(4)]
+    assert all(colour == rgb(squares[head]) for _, head, colour in found["swatches"]), found
+    (view_left, _, view_right, view_bottom), (left, top, right, _) = found["view"], found["legend"]
+    assert left >= view_right - 1 and top < view_bottom, f"the legend is not beside the view: {found}"
+    area_left, _, area_right, _ = found["area"]
+    assert area_left - 1 <= view_left and right <= area_right + 1, f"cut off: {found}"
+    assert found["widths"][0] <= found["widths"][1] + 1, f"the output area scrolls sideways: {found}"
+    return found
+
+
+def test_named_heads_view_draws_beside_its_legend_after_trust(browser, server):
+    """18 as a student opens it: the run-the-cell note, untrusted; after Trust the saved view draws, with the
+    legend naming each head beside it in BertViz's colours, in JupyterLab and in Notebook 7."""
+    front_end, base, _ = server
+    browser.get(page_url(front_end, base, NAMED))
+    wait_for_app(browser, NAMED)
+    show_view_cell(browser)
+    notes, lines = WebDriverWait(browser, 30, 0.25).until(
+        lambda d: found if (found := d.execute_script(UNTRUSTED))[0] else False)  # the note's div and its parents
+    assert min(notes, key=len).startswith("Run this cell to draw the interactive view") and lines == 0
+    shoot(browser, f"{front_end}_18_untrusted")
+    command(browser, "notebook:trust")
+    accept_dialog(browser)
+    show_view_cell(browser)
+    show_views(browser)
+    print(f"{front_end} 18 after Trust: {views_drawn(browser, 1)}")
+    print(f"{front_end} 18 legend: {legend_beside_view(browser)}")
+    shoot(browser, f"{front_end}_18_trusted")
