@@ -1,5 +1,6 @@
 """Homework 3 played through the trusted grader (anatomy_grading.grader.grade: static review, a
-sandboxed child running the notebook, the mutants built in the child): the reference suite earns
+sandboxed child running the notebook, the implementations built in a process of their own whose requests the
+grader relays): the reference suite earns
 full marks, an untouched notebook 0, a shape-only suite little (saying what it misses), an always
 failing suite 0; a hanging test, a cell that fails to import, a prying test each cost their own
 question only; a notebook from the Korean edition gets Korean feedback."""
