@@ -87,7 +87,7 @@
 # | 5 | `KVCache`: generating with a cache equals attending without one | 3 | 20 min |
 #
 # Expected time (an estimate, not yet measured on students): about 2 hours for a student who has done
-# notebooks 03, 04, 06 and 11. Grading one notebook takes about 10 s.
+# notebooks 03, 04, 06 and 11. Grading one notebook takes about 15 s.
 #
 # ## Learning objectives
 # 1. Test a numerical function against a reference nobody here wrote (`F.scaled_dot_product_attention`,
