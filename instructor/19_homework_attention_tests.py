@@ -139,7 +139,7 @@ import otter
 from anatomy.homework import attention_tests as hw  # the check (the grader runs the same one)
 
 grader = otter.Notebook("19_homework_attention_tests.ipynb")
-impl = hw.build(None)  # the correct implementation: try your tests on it while you write them
+impl = hw.practice(None)  # the correct implementation as your tests receive it: try them on it while you write them
 
 # %% [markdown]
 # **What `impl` offers** (masks are boolean, True = may attend; B batch, H heads, Tq queries, Tk keys,

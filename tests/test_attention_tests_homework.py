@@ -574,3 +574,17 @@ def test_a_test_cannot_ask_for_another_implementation():
         assert torch.allclose(impl.attention(q, k, v, mask)[1][..., 1:], torch.zeros(1, 2, 2))  # still the correct one
     finally:
         server.close()
+
+
+def test_practice_hands_the_notebook_what_a_test_receives():
+    """The notebook's `impl = hw.practice(None)`: a proxy like the check's, in a process of its own, so a test tried
+    on it behaves as in the check cell (reading a step fails there too) and a check cell does not disturb it."""
+    from anatomy.homework import attention_tests as hw
+    from anatomy.homework.attention_tests.stand_in import Implementation
+    impl, mutant = hw.practice(None), hw.practice("causal_transposed")
+    assert type(impl) is Implementation and torch.equal(impl.causal_mask(3), torch.ones(3, 3, dtype=torch.bool).tril())
+    assert torch.equal(mutant.causal_mask(3), torch.ones(3, 3, dtype=torch.bool).triu())
+    hw.check_tests.feedback([lambda i: None], question="q2")  # the check cells' own server builds and rebuilds
+    with pytest.raises(AttributeError, match="offers no attribute 'band'"):
+        impl.causal_mask.band
+    assert torch.equal(impl.causal_mask(2, 3), torch.ones(2, 3, dtype=torch.bool).tril(1))

@@ -1,7 +1,7 @@
 """The runner's end of the process that holds the implementation under test (server.py), homework 3
 (notebook 19_homework_attention_tests).
 
-`shared()` is this process's Server, started on first use: in the notebook's check cells the tests call it
+`shared()` is this process's Server, started on first use (`practice(bug)`: one of its own, for the notebook): in the notebook's check cells the tests call it
 directly (stand_in.Implementation's link is `server.ask`), in the trusted grader the parent holds it and
 relays what the child's tests ask (`relay`, which forwards only the ops a test may ask). `build(bug, seed)`
 before each run. A request that runs past its deadline, is interrupted (a test's time limit) or finds the
@@ -126,3 +126,13 @@ def shared() -> Server:
         _SHARED.append(Server())
         atexit.register(_SHARED[0].close)
     return _SHARED[0]
+
+
+def practice(bug: str | None = None, seed: int = 0) -> Any:
+    """The implementation `bug` (None: the correct one) as a test receives it, in a process of its own (not
+    the one the check cells rebuild before each run), for trying tests in the notebook: `hw.practice(None)`."""
+    from anatomy.homework.attention_tests.stand_in import Implementation, Link
+    server = Server()
+    atexit.register(server.close)
+    server.build(bug, seed)
+    return Implementation(0, Link(server.ask))
