@@ -10,7 +10,8 @@ Modules, from the wire up:
 - wire.py: frames and values on the pipe (no pickle). shipping.py: modules sent by value.
 - poison.py, child.py: what runs in the child (sent to it as source): poisoning, tripwires, the loop;
   blocks.py, reach.py, qualname.py: what a student's code reached, named by qualified name (also on 3.10).
-- sandbox.py, connection.py: how the child is started and confined, and the pipe with its deadlines.
+- sandbox.py, connection.py: how the child is started and confined, and the pipe with its deadlines (and
+  the child's questions mid-call, which `relay` answers: homework 3's tests reach their implementation so).
 - proxies.py, remote_module.py: the child's objects as functions, classes and nn.Modules here.
 - static.py: the notebook as JSON, and the AST rules for answer cells.
 - plan.py: a homework's questions, cases and policies, read from its master's test cells.

@@ -8,7 +8,8 @@ sandbox.py starts it as `python -I -c BOOT`; BOOT reads this module and the othe
 2. prepare: import the libraries the notebook needs, apply the poisoning policy (poison.py), load
    the substitutes a check may hand back, stub `otter` and `anatomy.homework` (so the notebook's
    import cell runs), install the audit tripwires;
-3. answer requests (wire frames on stdin; replies on setup["reply_fd"]) until told to stop.
+3. answer requests (wire frames on stdin; replies on setup["reply_fd"]) until told to stop; while one
+   runs, handles.CHANNEL["ask"] may send the grader a question (a frame {"ask": ...}) and read its answer.
 Objects that are not plain data stay here; the parent holds handles to them (proxies.py).
 """
 from __future__ import annotations
@@ -26,7 +27,7 @@ import types
 import torch
 
 from anatomy_grading import blocks, poison, reach, tripwires, wire
-from anatomy_grading.handles import Handles, answer
+from anatomy_grading.handles import CHANNEL, Handles, answer
 from anatomy_grading.stubs import Stub, StubFinder
 
 
@@ -91,6 +92,8 @@ def prepare(setup: dict) -> list[str]:
     for name, source in setup["substitutes"]:
         module = sys.modules[name] = types.ModuleType(name)
         exec(compile(source, f"<substitute {name}>", "exec"), module.__dict__)
+        if isinstance(getattr(module, "CHANNEL", None), dict):  # one that asks the grader mid-call (homework 3)
+            module.CHANNEL.update(CHANNEL)
     blocks.trust(*[m for n, m in sys.modules.items() if n.startswith("anatomy_grading.") or n in dict(setup["substitutes"])])
     for name in [n for n in sys.modules if n.startswith(("otter", "anatomy.homework"))]:
         if name not in dict(setup["substitutes"]):
@@ -118,6 +121,11 @@ def main(setup: dict) -> None:
         data = memoryview(wire.pack(message, tensors or {}))
         while data:
             data = data[os.write(reply_fd, data):]
+
+    def ask(message: dict, tensors: dict) -> tuple[dict, dict]:  # mid-call: the grader answers before the reply
+        reply({"ask": message}, tensors)
+        return wire.unpack(*(lambda lengths: (read(lengths[0]), read(lengths[1])))(wire.lengths(read(wire.HEADER.size))))
+    CHANNEL["ask"] = ask
 
     try:
         confine(setup)

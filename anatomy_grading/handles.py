@@ -2,7 +2,8 @@
 
 Sent to the child as source (child.py). Handles numbers every object the parent holds a proxy of;
 `answer` serves one request: run a cell, look up a notebook name, call, read or set an attribute,
-len/iter/[], rebind a global for a substitute, record a module's modes while a check runs.
+len/iter/[], rebind a global for a substitute, record a module's modes while a check runs. CHANNEL["ask"]
+sends a request to the grader in the middle of one (homework 3's tests reach their implementation so).
 """
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ import torch
 from torch import nn
 
 from anatomy_grading import blocks, shipping, wire
+
+CHANNEL: dict[str, Any] = {}  # "ask": child.main's way to ask the grader mid-call (homework 3's implementation)
 
 
 class Handles:

@@ -20,7 +20,7 @@ TO_CHILD = ("anatomy.models.encoder.TransformerEncoder", "anatomy.models.transfo
             "anatomy.homework.cross_attention.substitutes.KnownGoodCrossAttention")
 TO_PARENT = ("torch.nn.modules.linear.Linear",)
 SUBSTITUTES = ("anatomy.homework.cross_attention.substitutes", "anatomy.homework.sentiment.substitutes",
-               "anatomy.homework.attention_tests.variants", "anatomy.homework.attention_tests.subject")
+               "anatomy.homework.attention_tests.state", "anatomy.homework.attention_tests.stand_in")
 
 
 def class_name(value: Any) -> str:

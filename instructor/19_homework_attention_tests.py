@@ -44,17 +44,22 @@
 #   before the product instead of the scores after it, which changes the last float digits when √Dh is
 #   not a power of two: compare with a tolerance, never with `==`;
 # - a test may look only at what the implementation computes, never at *which* one runs, and may not
-#   reach outside itself. The review reads your test cells before anything runs; a question whose tests
+#   reach outside itself. Every implementation runs in a process of its own: what your test receives has
+#   the same type, attributes and messages whichever one runs, only the numbers differ. Every run starts
+#   from the same values of the globals your tests read (a counter or a list kept between runs is back at
+#   its start each time); a global that cannot be copied (a generator, say) scores the question 0. The
+#   review reads your test cells before anything runs; a question whose tests
 #   use any of these names scores 0 and is flagged for your instructor: `inspect`, `dis`, `gc`, `sys`,
 #   `time`, `timeit`, `id`, `hash`, `vars`, `dir`, `getattr`, `setattr`, `globals`, `locals`, `eval`,
 #   `exec`, `compile`, `__import__`, `importlib`, `builtins`, `traceback`, `mock`, `unittest`, `MagicMock`, `patch`,
 #   `ctypes`, `marshal`, `pickle`, `open`, `os`, `subprocess`, `shutil`, `pathlib`, `Path`, `tempfile`,
-#   `socket`, `multiprocessing`, `threading`, `signal`, `urllib`, `requests`, `pty` (imported or called;
-#   a variable of your own with such a name, as in `for time in range(T)`, is fine); the attributes
+#   `socket`, `multiprocessing`, `threading`, `signal`, `urllib`, `requests`, `pty` (imported, called, or
+#   reached through another module as in `torch.os`; a variable of your own with such a name, as in
+#   `for time in range(T)`, is fine); the attributes
 #   `.perf_counter`, `.monotonic`, `.process_time`, `.getsource`, `.call_count`, `.save`, `.system`,
 #   `.popen`, `.write_text`, `.write_bytes`, `.unlink`; any attribute starting with `_` other than
-#   `__init__` and `__name__`, also when a string names it (`"{0._x}".format(obj)`,
-#   `operator.attrgetter("_x")`: a string reads an attribute as a dot does); the homework package `hw`
+#   `__init__` and `__name__`, also when a string names it or one of the modules above (`"{0._x}".format(obj)`,
+#   `operator.attrgetter("_x")`, `operator.attrgetter("os")`: a string reads an attribute as a dot does); the homework package `hw`
 #   (your tests run in the grader without it: compare with references, never with `hw.build(None)`);
 #   and state a test keeps from one run to the next (a mutable default argument, a list or dict outside
 #   the test that it changes). Call `impl.attention(...)`, never `getattr(impl, "attention")`. The
@@ -82,7 +87,7 @@
 # | 5 | `KVCache`: generating with a cache equals attending without one | 3 | 20 min |
 #
 # Expected time (an estimate, not yet measured on students): about 2 hours for a student who has done
-# notebooks 03, 04, 06 and 11. Grading one notebook takes about 10 s.
+# notebooks 03, 04, 06 and 11. Grading one notebook takes about 15 s.
 #
 # ## Learning objectives
 # 1. Test a numerical function against a reference nobody here wrote (`F.scaled_dot_product_attention`,
@@ -134,7 +139,7 @@ import otter
 from anatomy.homework import attention_tests as hw  # the check (the grader runs the same one)
 
 grader = otter.Notebook("19_homework_attention_tests.ipynb")
-impl = hw.build(None)  # the correct implementation: try your tests on it while you write them
+impl = hw.practice(None)  # the correct implementation as your tests receive it: try them on it while you write them
 
 # %% [markdown]
 # **What `impl` offers** (masks are boolean, True = may attend; B batch, H heads, Tq queries, Tk keys,
@@ -157,7 +162,9 @@ impl = hw.build(None)  # the correct implementation: try your tests on it while 
 #   `len(cache)` is the number of tokens held.
 #
 # Your tests receive a fresh `impl` on every run; the grader seeds `torch` before each, so random
-# inputs are fine. Use tolerances (`torch.allclose(..., atol=1e-5)`): a correct implementation may
+# inputs are fine. `impl` and what it returns are stand-ins for objects in another process: each call
+# and each attribute above is one request, tensors come back as copies (gradients do not flow back into
+# the implementation), other attributes cannot be read, and weights are set with `load_state_dict`. Use tolerances (`torch.allclose(..., atol=1e-5)`): a correct implementation may
 # compute in another order and differ in the last digits.
 
 # %% [raw]

@@ -129,11 +129,11 @@ def test_a_test_that_counts_its_calls_fails_on_a_later_correct_run(tmp_path):
                                      "    assert len(SEEN) == 1\n\nSUITE = {'q1': [test_first_call_only]}\n")
     graded = grade(module.SUITE, source)["q1"]  # review.py sees the state kept between runs
     assert graded.share == 0.0 and "state kept from one run to the next" in graded.lines[0] and graded.flags
-    for seed in range(5):  # unreviewed (the grader's own rules missed it): the run order still costs it
-        tests = {"test_first_call_only": module.test_first_call_only}
+    for seed in range(5):  # unreviewed (the grader's own rules missed it): every run starts with SEEN == [],
+        tests = {"test_first_call_only": module.test_first_call_only}  # so it passes everywhere, catching nothing
         module.SEEN.clear()
         graded = mutation.grade_question("q1", list(tests), mutation.in_process(tests), rng=random.Random(seed))
-        assert graded.share == 0.0 and "fails on the correct implementation" in graded.lines[0]
+        assert graded.share == 0.0 and graded.lines[0] == messages.say("score", caught=0, total=9), graded.lines
 
 
 RECORD = """import torch
@@ -156,13 +156,11 @@ def test_record_and_compare_is_refused_and_loses_even_unreviewed(tmp_path):
     module, source = write(tmp_path, RECORD)
     graded = grade(module.SUITE, source)["q1"]
     assert graded.share == 0.0 and "state kept from one run to the next" in graded.lines[0] and graded.flags
-    for seed in range(10):  # a real mutant runs first: what it records (every q1 bug changes this output)
-        # fails the correct runs. (A cheat whose first mutant computes what the correct one does still
-        # gains: the grader has no fresh state per run; review.py's refusal is the defence.)
-        module.FIRST.clear()
-        tests = {"test_same_as_first_run": module.test_same_as_first_run}
+    for seed in range(10):  # unreviewed: every run starts with FIRST == {} (stand_in.run_test), so each run
+        tests = {"test_same_as_first_run": module.test_same_as_first_run}  # compares with itself, whichever came first:
         graded = mutation.grade_question("q1", list(tests), mutation.in_process(tests), rng=random.Random(seed))
-        assert graded.share == 0.0 and "fails on the correct implementation" in graded.lines[0], seed
+        assert graded.survivors == [m.name for m in MUTANTS if m.question == "q1" and m.name != "padded_rows_nan"], seed
+        assert module.FIRST == {}  # only NaN (padded_rows_nan) differs from itself; the check left FIRST as it was
 
 
 def test_no_bug_name_on_what_a_test_receives():
@@ -287,6 +285,10 @@ REFUSALS = [  # (a test's source, what the English refusal names)
     ("def test_x(impl):\n    assert hw.build(None).causal_mask(2).equal(impl.causal_mask(2))\n", "`hw` (the homework's own module"),
     ("def test_x(impl):\n    from anatomy.homework import attention_tests\n", "from anatomy.homework import"),
     ("import torch\ndef test_x(impl):\n    torch.seen = []\n", "`torch.seen` (state kept"),
+    ("import torch\ndef test_x(impl):\n    torch.os.getcwd()\n", "`torch.os`"),  # third reading B: a module
+    ("import numpy as np\ndef test_x(impl):\n    assert np.sys.modules\n", "`np.sys`"),  # reached through another
+    ("import torch.os\n", "`import torch.os`"),
+    ("import operator, torch\ndef test_x(impl):\n    operator.attrgetter('sys')(torch)\n", "the module `sys`"),
 ]
 
 
@@ -426,3 +428,163 @@ def test_the_feedback_lines_are_sentences_of_their_own(language, survivors):
     text = hw.check_tests.verdict([shape_only], question="q1", language=language).text(language)
     lines = text.split("\n")
     assert len(lines) == 2 and lines[1].startswith(survivors) and "; " in lines[1] and "; " not in lines[0], text
+
+
+# The implementation under test lives in a process of its own (server.py); a test receives proxies
+# (stand_in.Implementation) that look the same whichever implementation runs (the design of issue #42's
+# third reading: A, a test comparing each step's code with the correct class's; B, mro()[1] as a reference).
+
+def view(bug: str | None) -> list:
+    """Everything a test sees of `impl` but numbers: types, mro, dir, reprs, what reading a step or a
+    private name raises, the public attributes' names, a module's state_dict keys and what eval() returns."""
+    from anatomy.homework.attention_tests import server_link, stand_in
+    server = server_link.shared()
+    server.build(bug, 0)
+    impl = stand_in.Implementation(0, stand_in.Link(server.ask))
+    mha, layer, cache = impl.MultiHeadAttention(8, 2), impl.DecoderLayer(8, 2, 16), impl.KVCache()
+    seen = [type(impl), type(impl).mro(), sorted(dir(impl)), repr(impl), repr(impl.attention), repr(mha),
+            type(mha.q_proj).mro(), mha.eval() is mha, sorted(mha.state_dict()), sorted(layer.state_dict()), len(cache)]
+    for target, name in ((impl.attention, "scores"), (impl.causal_mask, "band"), (mha, "split"), (mha, "attend"),
+                         (layer, "cross_mask"), (layer, "heads"), (cache, "grown"), (impl, "__code__"),
+                         (impl.attention, "__class__")):
+        try:
+            seen.append(("read", name, repr(getattr(target, name))))
+        except Exception as error:
+            seen.append(("raised", name, type(error).__name__, str(error)))
+    return seen
+
+
+def test_every_implementation_looks_the_same_to_a_test():
+    """Third reading A and B: the correct implementation, each mutant and each equivalent one hand a test the
+    same type (mro included), attributes, reprs, errors and object numbers; only computed numbers differ."""
+    from anatomy.homework.attention_tests.stand_in import Implementation
+    correct = view(None)
+    assert correct[1] == [Implementation, object] and ("raised", "scores", "AttributeError",
+                                                       "the implementation under test offers no attribute 'scores' here") in correct
+    for mutant in MUTANTS:
+        assert view(mutant.name) == correct, mutant.name
+
+
+DETECTORS = """import operator
+
+CODE = operator.attrgetter(chr(95) * 2 + "code" + chr(95) * 2)
+STEPS = ("scores", "allowed", "fill", "normalise", "zero_masked", "mix")
+
+
+def test_knows_which_runs(impl):
+    piece = impl.attention
+    correct = type(piece).mro()[1]
+    for step in STEPS:
+        here = CODE(operator.attrgetter(step)(piece))
+        assert here.co_firstlineno == CODE(operator.attrgetter(step)(correct)).co_firstlineno
+
+
+def test_knows_which_runs_quietly(impl):
+    try:
+        test_knows_which_runs(impl)
+    except (AttributeError, TypeError):
+        pass
+
+
+def test_mro_reference(impl):
+    reference = type(impl.attention).mro()[1]()
+    q, k, v = torch.randn(1, 2, 4), torch.randn(1, 3, 4), torch.randn(1, 3, 4)
+    assert torch.allclose(reference(q, k, v)[0], impl.attention(q, k, v)[0])
+
+
+import itertools
+COUNTER = itertools.count()
+SEEN = []
+remember = operator.methodcaller("append", 1)
+
+
+def test_counts_runs(impl):
+    assert next(COUNTER) > 0  # the first run (a real mutant, by design) fails; later runs would pass
+
+
+def test_keeps_a_list(impl):
+    remember(SEEN)
+    assert len(SEEN) > 1
+"""
+
+
+@pytest.mark.parametrize("name, said", [("test_knows_which_runs", "fails on the correct implementation"),
+                                        ("test_knows_which_runs_quietly", "caught 0 of 9"),
+                                        ("test_mro_reference", "fails on the correct implementation"),
+                                        ("test_counts_runs", "fails on the correct implementation"),
+                                        ("test_keeps_a_list", "fails on the correct implementation")])
+def test_detectors_and_kept_state_earn_nothing_unreviewed(tmp_path, name, said):
+    """Third reading A (code objects through a dunder built at run time), B (mro()[1] as a reference, a
+    module-level counter, a list changed by methodcaller, which review.py does not see): run without the
+    review (source=""), each scores 0: it fails on the correct implementation or catches nothing."""
+    module, _ = write(tmp_path, "import torch\n" + DETECTORS)
+    for seed in range(3):
+        tests = {name: getattr(module, name)}
+        graded = mutation.grade_question("q1", list(tests), mutation.in_process(tests), rng=random.Random(seed))
+        assert graded.share == 0.0 and said in graded.lines[0], (name, graded.lines)
+
+
+def test_a_global_that_cannot_be_reset_scores_zero_with_a_message(tmp_path):
+    from anatomy.homework.attention_tests import check_tests
+    module, _ = write(tmp_path, "import torch\nSTEPS = (n for n in range(3))\n\n"
+                                "def test_gen(impl):\n    assert next(STEPS) >= 0\n")
+    for language, words in (("en", "your tests read the global 'STEPS', a generator"), ("ko", "전역 변수 'STEPS'(generator)")):
+        said = check_tests.feedback([module.test_gen], question="q2", language=language)
+        assert words in said and ("scores 0" in said or "0점" in said), said
+
+
+def test_a_hanging_call_ends_the_server_and_the_next_build_starts_afresh():
+    """A call that runs past its deadline ends the implementation's process (ServerFailed: the grader's
+    child then fails the test's run as a timeout); the next build starts a fresh one that answers."""
+    import time
+
+    from anatomy.homework.attention_tests.server_link import Server, ServerFailed
+    from anatomy.homework.attention_tests.stand_in import Implementation, Link
+    server = Server()
+    try:
+        server.build(None, 0)
+        slow = Implementation(0, Link(lambda m, t: server.relay(m, t, time.monotonic() + 0.05)))
+        with pytest.raises(ServerFailed, match="timeout"):
+            slow.attention(torch.randn(1, 3000, 64), torch.randn(1, 3000, 64), torch.randn(1, 3000, 64))
+        assert server.process is None
+        server.build(None, 0)
+        impl = Implementation(0, Link(server.ask))
+        assert torch.equal(impl.causal_mask(2, 3), torch.ones(2, 3, dtype=torch.bool).tril(1))
+    finally:
+        server.close()
+
+
+def test_a_test_cannot_ask_for_another_implementation():
+    """The runner builds (op "build"); a test's requests are forwarded only when they are a test's own ops."""
+    import time
+
+    from anatomy.homework.attention_tests.server_link import Server
+    server = Server()
+    try:
+        server.build(None, 0)
+        for message in ({"op": "build", "bug": "mask_ignored", "seed": 0}, {"op": "bye"}, ["build"]):
+            reply, _ = server.relay(message, {}, time.monotonic() + 30)
+            assert reply["error"]["type"] == "TypeError", reply
+            reply, _ = server.ask(message, {}) if isinstance(message, dict) else (reply, None)
+            assert "error" in reply
+        from anatomy.homework.attention_tests.stand_in import Implementation, Link
+        impl = Implementation(0, Link(server.ask))
+        q, k, v = torch.randn(1, 2, 4), torch.randn(1, 3, 4), torch.randn(1, 3, 4)
+        mask = torch.tensor([[True, False, False]] * 2)
+        assert torch.allclose(impl.attention(q, k, v, mask)[1][..., 1:], torch.zeros(1, 2, 2))  # still the correct one
+    finally:
+        server.close()
+
+
+def test_practice_hands_the_notebook_what_a_test_receives():
+    """The notebook's `impl = hw.practice(None)`: a proxy like the check's, in a process of its own, so a test tried
+    on it behaves as in the check cell (reading a step fails there too) and a check cell does not disturb it."""
+    from anatomy.homework import attention_tests as hw
+    from anatomy.homework.attention_tests.stand_in import Implementation
+    impl, mutant = hw.practice(None), hw.practice("causal_transposed")
+    assert type(impl) is Implementation and torch.equal(impl.causal_mask(3), torch.ones(3, 3, dtype=torch.bool).tril())
+    assert torch.equal(mutant.causal_mask(3), torch.ones(3, 3, dtype=torch.bool).triu())
+    hw.check_tests.feedback([lambda i: None], question="q2")  # the check cells' own server builds and rebuilds
+    with pytest.raises(AttributeError, match="offers no attribute 'band'"):
+        impl.causal_mask.band
+    assert torch.equal(impl.causal_mask(2, 3), torch.ones(2, 3, dtype=torch.bool).tril(1))

@@ -1,5 +1,6 @@
 """Homework 3 played through the trusted grader (anatomy_grading.grader.grade: static review, a
-sandboxed child running the notebook, the mutants built in the child): the reference suite earns
+sandboxed child running the notebook, the implementations built in a process of their own whose requests the
+grader relays): the reference suite earns
 full marks, an untouched notebook 0, a shape-only suite little (saying what it misses), an always
 failing suite 0; a hanging test, a cell that fails to import, a prying test each cost their own
 question only; a notebook from the Korean edition gets Korean feedback."""
@@ -286,3 +287,22 @@ def test_strings_reading_private_names_and_hw_are_refused_honest_add_is_not(tmp_
     assert "test_never (#1)" in said["q3"] and "function (#1)" not in said["q3"], said["q3"]
     assert "`hw` (the homework's own module" in said["q4"] and "unpack" not in said["q4"], said["q4"]
     assert {flag.split(":")[0] for flag in result.flags} == {"q1", "q2", "q4"}, result.flags
+
+
+def test_a_test_cannot_tell_which_implementation_runs_through_the_grader(tmp_path):
+    """Third reading A and B, through the trusted grader: a test reading each step's code object through a
+    dunder name built at run time (q1), the same swallowing its errors (q2), mro()[1] as a reference (q3), a
+    module-level itertools.count (q4), torch.os (q5). Each scores 0; only torch.os is refused by the review
+    (flagged); the rest fail on the correct implementation or catch nothing, because the test's process holds
+    proxies that are the same for every implementation, and each run starts from the same globals."""
+    from test_attention_tests_homework import DETECTORS  # the same cheats, played without the review there
+    code = DETECTORS + "\n\ndef test_reaches_os(impl):\n    assert torch.os.sep == \"/\"\n"
+    lists = {"q1": "[test_knows_which_runs]", "q2": "[test_knows_which_runs_quietly]", "q3": "[test_mro_reference]",
+             "q4": "[test_counts_runs]", "q5": "[test_reaches_os]"}
+    result = graded(tmp_path, code, lists)
+    said = outputs(result)
+    assert scores(result) == dict.fromkeys(QUESTIONS, 0.0), said
+    assert all("fails on the correct implementation" in said[q] for q in ("q1", "q3", "q4")), said
+    assert "caught 0 of 4" in said["q2"], said["q2"]
+    assert "`torch.os`" in said["q5"] and "flagged for your instructor" in said["q5"], said["q5"]
+    assert [flag.split(":")[0] for flag in result.flags] == ["q5"], result.flags

@@ -4,21 +4,24 @@ graded by the planted bugs they catch (mutation.py).
     hw.check_tests(q1_tests, question="q1", seed=0)   # q1_tests: a list of test functions
 
 In the notebook the tests run here, in the student's process (formative feedback). In the trusted
-grader `tests` are proxies of the child's functions: each run builds the implementation under test
-in the child (the substitute subject.py, sent there as source; the student's code never receives its
-name, only the object) and calls the test there under the run's time limit, seeded with `seed`, so a
-test that hangs or kills the child costs this question only (the grader then starts a fresh child).
+grader `tests` are proxies of the child's functions, and each run calls the test there under the run's
+time limit, so a test that hangs or kills the child costs this question only (the grader then starts a
+fresh child). Either way the implementation under test is built in a process of its own (server.py)
+and the test receives stand_in.Implementation proxies, the same whichever implementation runs.
 The score is partial: `PartialCredit.share` of the question's points (the grader reads it).
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+import contextvars
+import functools
+import types
+from typing import Any, Callable, Iterable
 
-from anatomy.homework.attention_tests import subject
-from anatomy.homework.attention_tests.mutation import TEST_SECONDS, grade_question, run_one
+from anatomy.homework.attention_tests import review, server_link, stand_in, state
+from anatomy.homework.attention_tests.mutation import TEST_SECONDS, grade_question, in_process
 from anatomy.homework.attention_tests.mutants import QUESTIONS
 from anatomy.homework.feedback import Feedback
-from anatomy.homework.messages import Together, current
+from anatomy.homework.messages import Together, current, say
 
 
 class PartialCredit(Feedback):
@@ -27,6 +30,26 @@ class PartialCredit(Feedback):
     def __init__(self, message: str, share: float) -> None:
         super().__init__(message, None)
         self.share = share
+
+
+def modules_of(tests: Iterable[Any]) -> dict[str, str]:
+    """{name: module} for each name the tests' modules bind to a module (the check cell: their __globals__)."""
+    return {name: value.__name__ for test in tests for name, value in getattr(test, "__globals__", {}).items()
+            if isinstance(value, types.ModuleType)}
+
+
+def knowing_modules(check: Callable) -> Callable:
+    """`check(tests, ...)` whose review (forbidden) knows what the tests' module binds to modules."""
+    @functools.wraps(check)
+    def run(tests: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            tests = list(tests)
+        except TypeError:  # not a list of tests: the check says so
+            return check(tests, *args, **kwargs)
+        context = contextvars.copy_context()  # the modules are known inside this call only
+        context.run(review.KNOWN.set, modules_of(tests))
+        return context.run(check, tests, *args, **kwargs)
+    return run
 
 
 def names_of(tests: Any) -> dict[str, Any]:
@@ -57,19 +80,27 @@ def sources(named: dict[str, Any]) -> str:
 
 
 def runner(named: dict[str, Any], seed: int = 0) -> Callable[[str, str | None, float], str | None]:
-    """run(name, bug, seconds): here, or in the grader's child when the tests are its proxies."""
+    """run(name, bug, seconds): the test here (the notebook) or in the grader's child (its proxies), its
+    implementation in the server's process either way, every run from the same state (state.py)."""
     session = next((getattr(t, "_session", None) for t in named.values()), None)
     if session is None:
-        return lambda name, bug, seconds: run_one(named[name], subject.build(bug), seconds, seed)
+        return in_process(named, seed=seed)
+    server = server_link.shared()
+    start = session.send("call", of=state.snapshot_in_child, args=[list(named.values())], kwargs={})  # a handle
+    if isinstance(start, list):
+        raise state.StateKept(*start)
 
     def in_child(name: str, bug: str | None, seconds: float) -> str | None:
-        impl = session.send("call", of=subject.build, args=[bug], kwargs={})  # a fresh one each run
+        server.build(bug, seed)
+        session.child.relay = server.relay  # the child's test asks; the grader forwards a test's requests only
         try:
-            session.send("call", of=named[name], args=[impl], kwargs={}, seed=seed, timeout=seconds)
+            session.send("call", of=stand_in.run_in_child, args=[named[name], start, seed], kwargs={}, timeout=seconds)
         except Feedback:  # a refused library call: the grader's own words
             raise
         except Exception as error:  # what the test raised in the child (ChildFailed is not an Exception here)
             return f"{type(error).__name__}: {str(error)[:200]}"
+        finally:
+            session.child.relay = None
         return None
     return in_child
 
@@ -82,7 +113,10 @@ def check_tests(tests: Any, question: str = "q1", seed: int = 0, language: str |
         raise ValueError(f"question must be one of {sorted(QUESTIONS)}, got {question!r}")
     named = names_of(tests)
     language = current() if language is None else language  # the notebook's edition, or the grader's choice
-    graded = grade_question(question, list(named), runner(named, seed), language, source=sources(named),
-                            test_seconds=test_seconds)
+    try:
+        run = runner(named, seed)
+    except state.StateKept as kept:  # here, or in the grader's child (snapshot_in_child names it)
+        raise PartialCredit(Together(say("state_kept", language, name=repr(kept.args[0]), kind=kept.args[1])), 0.0) from None
+    graded = grade_question(question, list(named), run, language, source=sources(named), test_seconds=test_seconds)
     if graded.share < 1.0 or len(graded.lines) > 1:
         raise PartialCredit(Together(*graded.lines, sep="\n"), graded.share)  # a line each, worded by say(key, language)

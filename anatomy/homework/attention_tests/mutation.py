@@ -24,7 +24,7 @@ import torch
 from anatomy.homework.messages import say
 from anatomy.homework.attention_tests.mutants import MUTANTS, Mutant
 from anatomy.homework.attention_tests.review import forbidden
-from anatomy.homework.attention_tests.subject import build
+from anatomy.homework.attention_tests import server_link, stand_in, state
 
 TEST_SECONDS, QUESTION_SECONDS, MAX_TESTS, EQUIVALENT_COST = 10.0, 40.0, 25, 0.25  # wall-clock seconds: a loaded 2-core machine must not time out an honest test
 
@@ -60,10 +60,18 @@ def run_one(test: Callable, impl: object, seconds: float, seed: int = 0) -> str 
         signal.signal(signal.SIGALRM, previous)
 
 
-def in_process(tests: dict[str, Callable], test_seconds: float = TEST_SECONDS) -> Callable[[str, str | None, float], str | None]:
+def in_process(tests: dict[str, Callable], test_seconds: float = TEST_SECONDS,
+               seed: int = 0) -> Callable[[str, str | None, float], str | None]:
     """A `run(test name, bug, seconds)` for grade_question that runs the tests here (the notebook's
-    formative check; the trusted grader runs them in its child instead)."""
-    return lambda name, bug, seconds: run_one(tests[name], build(bug), min(seconds, test_seconds))
+    formative check; the trusted grader runs them in its child instead) and each implementation in the
+    server's process, every run from the same state (state.py). StateKept when that cannot be."""
+    server, start = server_link.shared(), state.snapshot(list(tests.values()))
+
+    def run(name: str, bug: str | None, seconds: float) -> str | None:
+        server.build(bug, seed)
+        return run_one(lambda _: stand_in.run_test(tests[name], server.ask, start, seed), None,
+                       min(seconds, test_seconds), seed)
+    return run
 
 
 def grade_question(question: str, names: list[str], run: Callable[[str, str | None, float], str | None],

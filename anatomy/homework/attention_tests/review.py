@@ -1,11 +1,10 @@
-"""What a homework-3 test may not do, read from its source before it runs (the trusted grader's static
-review applies these same rules, plan.SUITE, to the answer cells of the notebook read as JSON): look at
-*which* implementation runs (its source, identity, private or dunder state, timing, call counts, state
-kept from one run to the next, the homework's own module `hw`) or reach outside the test (files,
-processes). Only imports, calls, attributes and names the code does not bind itself count: `for time in
-range(T)` or a variable named `signal` is the student's own. A string may not name a private attribute
-either ("{0._x}".format(obj), attrgetter("_x")). Modules (torch.add(x, 0) is arithmetic, not a kept container):
-the source's imports, the check cell's tests' module (`knowing_modules`), the grader's notebook (`imported_modules`).
+"""What a homework-3 test may not do, read from its source before it runs (the grader's static review applies the
+same rules, plan.SUITE, to the notebook's answer cells): look at *which* implementation runs (source, identity,
+private or dunder state, timing, call counts, state kept between runs, the homework's module `hw`) or reach
+outside the test (files, processes), also through another module (torch.os) or a string naming a private
+attribute or such a module ("{0._x}".format(obj), attrgetter("_x"), attrgetter("os")). Names the code binds
+itself are its own (`for time in range(T)`). Modules (torch.add(x, 0) is arithmetic, not a kept container): the
+source's imports, the check cell's tests' module (checks.knowing_modules), the grader's notebook (`imported_modules`).
 A refusal names (a key of KEYS, its fields), worded by its caller in the student's language: only the standard
 library here (the grader's review process has no catalogue). Taught with: notebook 19_homework_attention_tests.
 """
@@ -13,10 +12,8 @@ from __future__ import annotations
 
 import ast
 import contextvars
-import functools
 import re
-import types
-from typing import Any, Callable, Iterable
+from typing import Any, Iterable
 
 DETECT = {"inspect", "dis", "gc", "sys", "time", "timeit", "id", "hash", "vars", "dir", "getattr", "setattr",
           "globals", "locals", "eval", "exec", "compile", "__import__", "importlib", "builtins", "traceback", "mock",
@@ -29,30 +26,13 @@ ATTRIBUTES = {"perf_counter": "why_detect", "monotonic": "why_detect", "process_
               "write_bytes": "why_side_effects", "unlink": "why_side_effects"}  # (list.remove is fine: os needs an import)
 DUNDERS = {"__init__", "__name__"}  # the only __dunder__ attributes a test may use (super().__init__(), f.__name__)
 STATE = {"append", "extend", "update", "setdefault", "add", "insert", "pop", "popitem", "clear", "remove"}
+MODULES = {"inspect", "dis", "gc", "sys", "time", "timeit", "importlib", "builtins", "traceback", "unittest", "mock", "ctypes",
+           "marshal", "pickle", "os", "subprocess", "shutil", "pathlib", "tempfile", "socket", "multiprocessing",
+           "threading", "signal", "urllib", "requests", "pty"}  # the modules of DETECT and OUTSIDE
 HOMEWORK = ("anatomy.homework", "anatomy_grading")  # the homework's module (`hw`): a test in the grader has none
 FIELD = re.compile(r"\{[^{}]*?\.(_\w+)")  # a format field reading a private attribute: "{0._x}", "{0.__closure__}"
-KEYS = ("seen_code", "seen_private", "seen_private_string", "seen_state", "seen_homework", "seen_syntax")  # (key, fields)
-_MODULES: contextvars.ContextVar[dict[str, str]] = contextvars.ContextVar("modules", default={})
-
-
-def modules_of(tests: Iterable[Any]) -> dict[str, str]:
-    """{name: module} for each name the tests' modules bind to a module (the check cell: their __globals__)."""
-    return {name: value.__name__ for test in tests for name, value in getattr(test, "__globals__", {}).items()
-            if isinstance(value, types.ModuleType)}
-
-
-def knowing_modules(check: Callable) -> Callable:
-    """`check(tests, ...)` whose review (forbidden) knows what the tests' module binds to modules."""
-    @functools.wraps(check)
-    def run(tests: Any, *args: Any, **kwargs: Any) -> Any:
-        try:
-            tests = list(tests)
-        except TypeError:  # not a list of tests: the check says so
-            return check(tests, *args, **kwargs)
-        context = contextvars.copy_context()  # the modules are known inside this call only
-        context.run(_MODULES.set, modules_of(tests))
-        return context.run(check, tests, *args, **kwargs)
-    return run
+KEYS = ("seen_code", "seen_private", "seen_private_string", "seen_module_string", "seen_state", "seen_homework", "seen_syntax")
+KNOWN: contextvars.ContextVar[dict[str, str]] = contextvars.ContextVar("modules", default={})  # checks.knowing_modules
 
 
 def imported_modules(tree: ast.AST) -> dict[str, str]:
@@ -67,17 +47,17 @@ def imported_modules(tree: ast.AST) -> dict[str, str]:
 
 
 def private_path(text: str) -> str | None:
-    """The private name a string reads as an attribute path ("{0._x}", "_x", "a.__closure__"), or None."""
+    """The private name or module of MODULES a string reads as an attribute path ("{0._x}", "a.__closure__", "os")."""
     names = FIELD.findall(text)
     if not names and re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", text):
-        names = [part for part in text.split(".") if part.startswith("_") and len(part) > 1]
+        names = [part for part in text.split(".") if (part.startswith("_") and len(part) > 1) or part in MODULES]
     return next((name for name in names if name not in DUNDERS), None)
 
 
 def forbidden(source: str, modules: dict[str, str] | None = None) -> list[tuple[tuple[str, dict[str, Any]], str]]:
     """[((key, fields), "why_detect" or "why_side_effects")] for each forbidden use in `source`; [] when
     clean. `modules`: {name: module} the source's names are bound to outside it (default: what the check
-    cell's `knowing_modules` set). A source that does not parse: [(("seen_syntax", ...), "import_error")]."""
+    cell's checks.knowing_modules set). A source that does not parse: [(("seen_syntax", ...), "import_error")]."""
     try:
         tree = ast.parse(source)
     except SyntaxError as error:
@@ -88,14 +68,15 @@ def forbidden(source: str, modules: dict[str, str] | None = None) -> list[tuple[
               for a in n.posonlyargs + n.args + n.kwonlyargs + [n.vararg, n.kwarg] if a is not None}
     called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}  # a called name counts, bound or not
     bound |= {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
-    outside = {n: m for n, m in (_MODULES.get() if modules is None else modules).items() if n not in bound}
+    outside = {n: m for n, m in (KNOWN.get() if modules is None else modules).items() if n not in bound}
     imported = imported_modules(tree) | outside  # torch, F, nn: torch.add(x, 1) is arithmetic, not a kept container
     homework = {n for n, m in imported.items() if m.startswith(HOMEWORK)} | ({"hw"} - set(imported) - bound)
     inside = {id(n) for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
               for n in ast.walk(f)}  # hw is refused in tests and their helpers (a notebook cell may practise with it)
 
     def note(name: str, code: str, node: ast.AST) -> None:
-        root, what = name.split(".")[0], ("seen_code", {"code": code})
+        parts, what = name.split("."), ("seen_code", {"code": code})  # torch.os: its first part naming a module
+        root = next((part for part in parts if part in MODULES), parts[0])
         if root in DETECT or name in DETECT or (name.startswith(HOMEWORK) and id(node) in inside):
             found.append((what, "why_detect"))
         elif root in OUTSIDE or name in OUTSIDE:
@@ -117,14 +98,17 @@ def forbidden(source: str, modules: dict[str, str] | None = None) -> list[tuple[
         elif isinstance(node, ast.Name) and (node.id not in bound or id(node) in called):  # id(x), open(...)
             note(node.id, f"`{node.id}`", node)
         elif isinstance(node, ast.Attribute):
-            if node.attr.startswith("_") and node.attr not in DUNDERS:
+            if node.attr in MODULES and root_of(node) in imported:  # torch.os, np.sys: a module bound to a module's name
+                note(node.attr, f"`{ast.unparse(node)[:60]}`", node)
+            elif node.attr.startswith("_") and node.attr not in DUNDERS:
                 found.append((("seen_private", {"attr": node.attr}), "why_detect"))
             elif node.attr in ATTRIBUTES:
                 found.append((("seen_code", {"code": f"`.{node.attr}`"}), ATTRIBUTES[node.attr]))
             elif isinstance(node.ctx, (ast.Store, ast.Del)) and root_of(node) in imported:  # torch.seen = []
                 found.append((("seen_state", {"code": ast.unparse(node)[:60]}), "why_detect"))
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and (name := private_path(node.value)):
-            found.append((("seen_private_string", {"attr": name, "text": repr(node.value[:40])}), "why_detect"))
+            found.append((("seen_module_string" if name in MODULES else "seen_private_string",
+                           {"attr": name, "text": repr(node.value[:40])}), "why_detect"))
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             found += [(("seen_state", {"code": what}), "why_detect") for what in kept(node, imported)]
     return list({(key, tuple(fields.items()), why): ((key, fields), why) for (key, fields), why in found}.values())

@@ -38,6 +38,10 @@ MESSAGES: dict[str, dict[str, str]] = {
                  "ko": "이 문제에 테스트 함수(def test_...(impl))가 없으므로 0점입니다"},
     "too_many": {"en": "{count} tests for this question, more than the {limit} allowed, so it scores 0",
                  "ko": "이 문제의 테스트가 {count}개로 허용된 {limit}개보다 많으므로 0점입니다"},
+    "state_kept": {"en": "your tests read the global {name}, a {kind} whose state cannot be reset between runs "
+                         "(every run starts from the same globals), so this question scores 0: create it inside the test",
+                   "ko": "테스트가 읽는 전역 변수 {name}({kind})은 실행 사이에 상태를 되돌릴 수 없으므로(모든 실행은 같은 "
+                         "전역 상태에서 시작합니다) 이 문제는 0점입니다. 테스트 안에서 만드세요"},
     "timeout": {"en": "your test {test} ran past its limit of {seconds:g} s, so this question scores 0",
                 "ko": "{test} 테스트가 제한 시간 {seconds:g}초를 넘겼으므로 이 문제는 0점입니다"},
     "question_budget": {"en": "this question's tests ran past {seconds:g} s in all, so it scores 0",
@@ -50,6 +54,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "seen_private": {"en": "the private attribute `.{attr}`", "ko": "비공개 속성 `.{attr}`"},
     "seen_private_string": {"en": "the private attribute `.{attr}` in the string {text}",
                             "ko": "문자열 {text} 안의 비공개 속성 `.{attr}`"},
+    "seen_module_string": {"en": "the module `{attr}` named in the string {text}", "ko": "문자열 {text} 안의 모듈 `{attr}`"},
     "seen_state": {"en": "`{code}` (state kept from one run to the next)", "ko": "`{code}` (실행과 실행 사이에 남는 상태)"},
     "seen_homework": {"en": "`{name}` (the homework's own module: tests may not use it)",
                       "ko": "`{name}` (과제 자체 모듈: 테스트에서 쓸 수 없음)"},

@@ -1,0 +1,126 @@
+"""What a homework-3 test receives as `impl` (notebook 19_homework_attention_tests), and how each run starts.
+
+The implementation under test lives in a process of its own (server.py); the test's `impl` is an
+Implementation: a proxy whose type, attributes and methods are the same for every implementation (the
+correct one, each mutant, each equivalent one). Calling it, reading a public attribute (mha.q_proj.weight),
+len(cache), layer.eval() each become one request; tensors cross as copies (gradients do not flow back),
+objects as further proxies numbered in the order the run meets them. `Link` speaks for one run: in the
+notebook its `ask` is the server's, in the grader's child it is the child's channel to the grader, which
+forwards only a test's requests.
+
+Each run starts from the same state (state.py), so nothing a test keeps can tell one run from another:
+`run_test` puts fresh copies of the globals the tests read back and seeds torch, random and numpy first. Sent to the grader's child as source
+with frames.py (plan.py): they import only torch, safetensors and the standard library.
+"""
+from __future__ import annotations
+
+import builtins
+import random
+import sys
+from typing import Any, Callable
+
+import torch
+
+from anatomy.homework.attention_tests.frames import from_data, to_data  # full names: in the child, substitutes
+from anatomy.homework.attention_tests.state import State
+
+Ask = Callable[[dict, dict], tuple[dict, dict]]
+
+
+class Implementation:
+    """One object of the implementation under test (number 0: `impl` itself)."""
+
+    __slots__ = ("_number", "_link")
+
+    def __init__(self, number: int, link: Link) -> None:
+        object.__setattr__(self, "_number", number)
+        object.__setattr__(self, "_link", link)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return self._link.send("getattr", self, name=name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"cannot set {name!r} on the implementation under test (load_state_dict sets weights)")
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._link.send("call", self, args=list(args), kwargs=kwargs)
+
+    def __len__(self) -> int:
+        return self._link.send("len", self)
+
+    def __getitem__(self, index: Any) -> Any:
+        return self._link.send("getitem", self, index=index)
+
+    def __iter__(self):
+        return iter(self._link.send("iter", self))
+
+    def __bool__(self) -> bool:
+        return True
+
+    def __repr__(self) -> str:
+        return f"<object {self._number} of the implementation under test>"
+
+
+class Link:
+    """One run's requests: encode them, ask, raise what the implementation raised, decode the answer."""
+
+    def __init__(self, ask: Ask) -> None:
+        self.ask, self.met = ask, {}
+
+    def proxy(self, number: int) -> Implementation:
+        if number not in self.met:
+            self.met[number] = Implementation(number, self)
+        return self.met[number]
+
+    def send(self, op: str, target: Implementation, **fields: Any) -> Any:
+        tensors: dict = {}
+
+        def outgoing(item: Any) -> Any:
+            if isinstance(item, Implementation) and object.__getattribute__(item, "_link") is self:
+                return {"t": "handle", "id": object.__getattribute__(item, "_number")}
+            raise TypeError(f"cannot pass a {type(item).__name__} to the implementation under test: tensors, "
+                            "numbers, strings, lists, tuples, dicts and what it returned only")
+        message = {"op": op, "grad": torch.is_grad_enabled(), "of": outgoing(target)}
+        message |= {k: v if k == "name" else to_data(v, tensors, outgoing) for k, v in fields.items()}
+        reply, received = self.ask(message, tensors)
+        if "error" in reply:
+            raise error_of(reply["error"])
+
+        def incoming(item: dict) -> Any:
+            if item.get("t") != "handle":
+                raise TypeError(f"unexpected {item.get('t')!r} from the implementation under test")
+            return self.proxy(int(item["id"]))
+        return from_data(reply.get("value"), received, incoming)
+
+
+def error_of(error: dict) -> Exception:
+    """What the implementation raised, as the same builtin exception (else a RuntimeError naming it)."""
+    name, message = str(error.get("type")), str(error.get("message"))
+    cls = getattr(builtins, name, None)
+    if isinstance(cls, type) and issubclass(cls, Exception):
+        return cls(message)
+    return RuntimeError(f"{name}: {message}")
+
+
+def run_test(test: Callable, ask: Ask, state: State, seed: int) -> None:
+    """One run: the tests' globals as the snapshot holds them, every generator seeded, a fresh `impl`;
+    afterwards the globals as the snapshot holds them again (a check leaves them as it found them)."""
+    state.restore()
+    torch.manual_seed(seed)
+    random.seed(seed)
+    if "numpy" in sys.modules:
+        sys.modules["numpy"].random.seed(seed)
+    try:
+        test(Implementation(0, Link(ask)))
+    finally:
+        state.restore()
+
+
+CHANNEL: dict[str, Ask] = {}  # in the grader's child: "ask", its channel to the grader (child.prepare fills it)
+
+
+def run_in_child(test: Callable, state: State, seed: int) -> None:
+    """run_test in the grader's child: the requests go to the grader over the child's channel."""
+    run_test(test, CHANNEL["ask"], state, seed)
