@@ -147,9 +147,9 @@ assert all(min(single[h]["mean"].values()) >= 0.85 for h in heads)  # no head is
 # %% [markdown]
 # No single head is needed for most dates: without any one of them, most dates still come out right in
 # every field. Mean ablation of one head costs at most 6 points, zero ablation up to 12 (heads 1.0 and 1.1
-# on the day, with the interval above: 100 dates do not pin the cost down to the point; and that cost is
-# the largest of 24, 8 heads x 3 fields, while the interval treats it as chosen in advance, so it is if
-# anything too narrow), and layer 0's heads cost nothing at all. Now the sets the table
+# on the day, with the intervals above: 100 dates do not pin the cost down to the point; and each of the two
+# printed costs is the largest of 24, 8 heads x 3 fields, while its interval treats it as chosen in advance,
+# so both intervals are if anything too narrow), and layer 0's heads cost nothing at all. Now the sets the table
 # suggests. All layer-1 heads look at the field being written, so take every set of three layer-1 heads, and
 # all four:
 
@@ -166,7 +166,7 @@ assert max(all_four.values()) <= 0.3  # without layer 1's cross-attention no fie
 # %% [markdown]
 # The goal set at the start of this section was a set of at most three heads that removes one field and
 # spares the others. None of the sets tried here does: any three layer-1 heads cost points on all three
-# fields at once, only all four take every field away, and the random sets below do no better (exercise 5
+# fields at once, only all four take every field away, and the random draws below do no better (exercise 5
 # tries all 92 sets of at most three heads).
 # The fields are spread over layer 1's heads, and the heads are partly redundant. Michel et al. 2019 found
 # that many heads can be pruned at test time, that some layers can even be reduced to a single head, and
@@ -190,12 +190,12 @@ for chosen, d in zip(drawn, draws):
     print(f"  {' '.join(f'{l}.{h}' for l, h in chosen)}   "
           + "  ".join(f"{f} {100 * (base[f] - d[f]):3.0f}" for f in FIELDS))
 cost = {f: sum(base[f] - d[f] for d in draws) / len(draws) for f in FIELDS}
-print("20 random sets of 3 heads, zero ablation, average cost in points: "
+print("20 random draws of 3 heads, zero ablation, average cost in points: "
       + "  ".join(f"{f} {100 * c:.1f}" for f, c in cost.items()))
 
 # %% [markdown]
-# Random sets are not cheap here: half of all heads are in layer 1, and a random draw of three usually
-# includes one or two of them, so most draws cost points on two or three fields at once (the 2-point bar set
+# Random draws are not cheap here: half of all heads are in layer 1, and a random draw of three usually
+# includes one or two of them, so all draws but one cost points on two or three fields at once (the 2-point bar set
 # at the start of section 2 assumes that the fields live in a few dedicated heads; in this model they do
 # not). One draw, 0.1 0.2 0.3, leaves layer 0 with head 0.0 alone and costs nothing: unlike layer 1, layer 0
 # can do with one head, at least with this one. The comparison that matters is the shape: no draw, random or
@@ -332,7 +332,7 @@ plt.show()
 # it, interval above), but it is the largest on about 60 % of the pairs, not on all: on the rest head 1.0,
 # 1.2 or 1.3 carries more (e.g. for some pairs head 1.0 restores more than head 1.1). Keys and values
 # together restore about what the head's output restores; values alone restore most of that, keys alone
-# little on average (below 0.1 for every head, though head 1.1's interval excludes 0), and on some pairs
+# little on average (below 0.1 for every head, though head 1.1's interval clearly excludes 0), and on some pairs
 # more: head 1.1's keys alone restore more than 0.1 on 10 of the 50 pairs, head 1.0's on 4, head 1.3's on 3
 # (counts and largest values above). Layer 0's heads restore next to nothing when patched, and ablating any one of
 # them costs nothing either (section 2). These are
@@ -483,7 +483,7 @@ named_head_view({head: head_name(i, head) for i, head in enumerate(heads)},
 #    *Hint:* `translator(*clean, output_attentions=True).cross_attentions[1][0, :, 6, :3].sum(-1)`, and
 #    `head_patching(translator, *date_pair("Mar 3 2021", "Apr 3 2021", "2021-03-03", vocab),
 #    field_metric("month", "2021-03-03", "2021-04-03", vocab))[1]`, and the same for May.
-# 5. Section 2 tried the sets of three layer-1 heads and 20 random sets. Try every set of at most three heads
+# 5. Section 2 tried the sets of three layer-1 heads and 20 random draws. Try every set of at most three heads
 #    (8 + 28 + 56 = 92), with zero and with mean ablation. Does any reach the goal of section 2 (one field at
 #    20 % or less, the others at 98 % or more)? Which come closest?
 #    *Hint:* `itertools.combinations(heads, size)` for size 1, 2, 3, and `field_accuracy(translator, examples,
