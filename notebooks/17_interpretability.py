@@ -417,7 +417,7 @@ print("induction heads removed minus controls removed, English loss:",
       by_english.describe(1, " nats", 3, "higher with the induction heads removed", "higher with the controls removed", "rows"))
 gain_8 = sum(row_gains[nothing]) / 64
 assert sum(row_gains[controls_off]) / 64 > 0.9 * gain_8  # without the controls the gain stays
-assert by_gain.shown and by_gain.mean < 0  # without as many induction heads it falls
+assert by_gain.shown and by_gain.mean < -0.1 * gain_8  # without as many induction heads it falls, by a tenth or more
 assert by_english.shown and by_english.mean < 0  # and English needs the controls more than those induction heads
 assert sum(row_gains[all_but]) / 64 < 0.25 * gain_8  # the controls alone keep little of it
 
