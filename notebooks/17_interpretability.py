@@ -21,7 +21,7 @@
 # prove that the model *uses* what it sees there. This notebook asks what the parts of a trained model
 # do and proves each answer by intervening: we read any activation during a forward pass, and we
 # replace it. Everything runs offline, on models of this series: two-layer models trained here in
-# about ten seconds each, notebook 11's character GPT and notebook 07's dates translator. Read it after 11 and 12.
+# ten to thirty seconds each, notebook 11's character GPT and notebook 07's dates translator. Read it after 11 and 12.
 #
 # ## Learning objectives
 # 1. Name every activation of a model (residual stream, attention weights, head outputs, MLP outputs) and read
@@ -31,8 +31,9 @@
 #    after Olsson et al. (2022). Layers and heads are numbered from 0 throughout.
 # 3. Test what heads do by ablation (zero and mean): the in-context gain disappears without layer 1's
 #    attention, falls to about a fifth without layer 0's previous-token heads, and stays without the
-#    layer-0 head of lowest previous-token score; and find
-#    which path (query, key or value) needs the previous-token heads.
+#    layer-0 head of lowest previous-token score; find
+#    which path (query, key or value) needs the previous-token heads; and, in a model whose layer 1 also has heads
+#    that look at the last two tokens, show that the gain goes with its induction heads, not with those.
 # 4. Read a model's intermediate guesses with the logit lens (nostalgebraist 2020).
 # 5. Find which input position carries the answer with activation patching (Meng et al. 2022; Heimersheim & Nanda 2024).
 
@@ -62,6 +63,8 @@ import torch
 from transformers import GPT2Config, GPT2LMHeadModel
 
 from anatomy.interpret import induction
+from anatomy.interpret import induction_control as control
+from anatomy.tasks.arms import compare_arms
 
 from anatomy.display import viz
 from anatomy.tasks.dates import CharVocabulary, make_batch
@@ -306,8 +309,8 @@ assert gains[labels[7]] > 0.8 * gain and gains[labels[8]] < gains[labels[4]]  # 
 # lowest previous-token score costs nothing. The remaining layer-0 head, head 1 (previous-token score 0.24),
 # costs nothing alone either (3.29 nats), but removed together with the previous-token heads it takes the
 # gain from 0.73 to 0.31 nats: a weak previous-token head, which carries part of what remains once the
-# strong ones are gone. A control inside layer 1 would need a model whose layer 1 has heads that are not
-# induction heads; this one has none.
+# strong ones are gone. A control inside layer 1 needs a model whose layer 1 has heads that are not
+# induction heads; this one has none, so the end of this section trains one that has.
 #
 # One head alone is rarely needed: removing one of the four induction heads costs little, and so does
 # one of the two previous-token heads. That is **redundancy**: layer 1's heads read the same stream in
@@ -348,6 +351,85 @@ assert path_gains["k"] < 0.5 * gain < min(path_gains["q"], path_gains["v"])  # t
 # queries alone, or its values alone, less than half (the assert checks both). The induction heads need
 # layer 0's output to build their *keys*: this is K-composition (Elhage et al. 2021), now shown by an
 # edit of the keys alone rather than inferred from an ablation that changed everything layer 1 reads.
+
+# %% [markdown]
+# **A control inside layer 1.** The first model cannot test *which* heads of layer 1 matter: all four
+# became induction heads, because repeated random tokens reward nothing else. So give layer 1 other work.
+# The next model has eight heads per layer (D = 64, so each head is 8 wide) and learns from batches in
+# which 40 % of the rows are English: sentences from Python's docstrings, lower-cased, their 30 most
+# frequent characters mapped to ids 1–30 and every other character to 31, so that the same 32 ids serve
+# both kinds of row. In English the next character depends mostly on the last few, so heads that look
+# there earn their keep. Besides the induction score (on the same repeated random rows as before) we
+# measure each head's **local score** on English rows it was not trained on: its mean weight on the
+# current token and the one before it, together. Whether some head of layer 1 ends up with no induction
+# at all depends on the seed; if none does, the cell tries the next seed, and it prints the one it used.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+# not compared: scores of a model trained on this CPU (the asserts check the lesson)
+text = control.folded_text()  # Python's docstrings as ids 1 .. 31 (the start token stays 0)
+split = int(0.9 * len(text))  # train on the first 90 %, measure on the rest
+for seed in range(3):
+    mixed = induction.attention_only_model(heads=8, seed=seed)
+    control.train_mixed(mixed, text[:split], seed=seed)  # 2,000 steps of 32 rows, 13 of them English; about 30 s
+    induction_8 = induction.induction_scores(induction.patterns(mixed, test_ids))[1]  # (H,): layer 1
+    if induction_8.min() < 0.1:
+        break
+text_ids = control.text_rows(256, text[split:], 25, torch.Generator().manual_seed(2))
+local_8 = control.local_scores(induction.patterns(mixed, text_ids))[1]
+print(f"seed {seed}, layer 1, heads 0-7\n induction scores:", induction_8.numpy().round(2),
+      "\n local scores:    ", local_8.numpy().round(2))
+induction_heads_8 = (induction_8 > 0.4).nonzero().flatten().tolist()
+controls = (induction_8 < 0.1).nonzero().flatten().tolist()
+assert induction_heads_8 and controls and local_8[controls].max() > 0.5  # both kinds, in the same layer
+assert local_8[controls].mean() > local_8[induction_heads_8].mean()  # the controls look nearer than the induction heads
+
+# %% [markdown]
+# Layer 1 now holds both kinds of head: induction heads (score above 0.4); heads with no induction at all
+# (below 0.1), whose weight lies mostly on the current and the previous character (local score above 0.5
+# for at least one of them; the asserts check it): these are the *controls*; and heads in between, which
+# do some of each. Now the test the first model could not give: remove the controls, or as many of the
+# strongest induction heads, and compare. Each of the 64 repeated rows gives one gain per arm and each of
+# the 256 English rows one loss, so `compare_arms` (notebook 16) compares the two arms row by row. Its
+# interval is over the rows of these test sets, for this one trained model: it says how sure the
+# measurement is, not how much another seed would differ.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+# not compared: losses of a model trained on this CPU (the asserts check the lesson)
+strongest = induction_8.argsort(descending=True)[:len(controls)].tolist()  # as many induction heads as controls
+others = [h for h in range(8) if h not in controls]
+arms = {"nothing": [], f"the controls {controls}": controls, f"as many induction heads {strongest}": strongest,
+        f"all induction heads {induction_heads_8}": induction_heads_8, f"all but the controls {others}": others}
+row_gains, english = {}, {}
+for label, heads in arms.items():
+    edit = {"blocks.1.z": induction.ablate_heads(heads)} if heads else None
+    row_gains[label] = control.row_gains(mixed, test_ids, edit)  # one gain per repeated row
+    english[label] = control.row_losses(mixed, text_ids, edit)  # one loss per English row
+    print(f"{label:>44} removed: gain {sum(row_gains[label]) / 64:.2f} nats, "
+          f"English loss {sum(english[label]) / 256:.3f} nats")
+nothing, controls_off, induction_off, _, all_but = arms
+by_gain = compare_arms(row_gains[controls_off], row_gains[induction_off])
+by_english = compare_arms(english[controls_off], english[induction_off])
+print("induction heads removed minus controls removed, gain:       ",
+      by_gain.describe(1, " nats", 2, "more with the induction heads removed", "less with the induction heads removed", "rows"))
+print("induction heads removed minus controls removed, English loss:",
+      by_english.describe(1, " nats", 3, "higher with the induction heads removed", "higher with the controls removed", "rows"))
+gain_8 = sum(row_gains[nothing]) / 64
+assert sum(row_gains[controls_off]) / 64 > 0.9 * gain_8  # without the controls the gain stays
+assert by_gain.shown and by_gain.mean < -0.1 * gain_8  # without as many induction heads it falls, by a tenth or more
+assert by_english.shown and by_english.mean < 0  # and English needs the controls more than those induction heads
+assert sum(row_gains[all_but]) / 64 < 0.25 * gain_8  # the controls alone keep little of it
+
+# %% [markdown]
+# Removing the controls leaves the in-context gain where it was and raises the loss on English; removing
+# as many of the strongest induction heads lowers the gain (the paired interval excludes 0) and costs
+# English less (its interval excludes 0 too). The two kinds of head do different work, and the gain goes
+# with the induction heads, not with just any heads of layer 1: the control the first model lacked.
+# How much removing all the heads above 0.4 takes depends on how many heads cross that line, and unlike
+# in the first model it does not take the whole gain: the heads in between carry induction too. Remove
+# every head but the controls and less than a quarter of the gain is left (the assert checks it). The
+# scores sort the heads; the ablation is the test.
 
 
 # %% [markdown]
@@ -520,6 +602,9 @@ print(f"patching blocks.1.resid_post at position 2 restores {ours:.3f} of the di
 #   previous-token score nothing, and without the remaining layer-0 head (a weak previous-token head) alone nothing
 #   either, though it carries part of what remains once the previous-token heads are gone. Editing
 #   layer 1's keys alone shows that it is the keys that need the previous-token heads: K-composition.
+# - With eight heads per layer and English mixed into the data, layer 1 holds induction heads beside heads
+#   that look at the last two tokens. Removing those leaves the in-context gain and raises the English loss;
+#   removing as many induction heads lowers the gain: a control inside the layer where induction happens.
 # - One of several parallel heads costs little when removed: redundancy, not the "backup heads" of larger
 #   models, which change behaviour when others are removed.
 # - The logit lens reads a guess from every layer. With a tied LM head, the embedding alone "predicts"
@@ -551,6 +636,8 @@ print(f"patching blocks.1.resid_post at position 2 restores {ours:.3f} of the di
 # | phase change | 상전이 |
 # | in-context learning | 문맥 내 학습 |
 # | ablation (zero, mean) | 제거 실험 (0으로 바꾸는 제거, 평균으로 바꾸는 제거) |
+# | control (head) | 대조군 (헤드) |
+# | local score | 국소 점수 |
 # | logit lens | 로짓 렌즈 |
 # | activation patching | 활성화 패칭 |
 # | mechanistic interpretability | 기계적 해석 가능성 |
@@ -559,6 +646,7 @@ print(f"patching blocks.1.resid_post at position 2 restores {ours:.3f} of the di
 # - 모든 활성화에 이름을 붙이고, 순전파 훅으로 모델의 forward 코드를 복사하지 않고 읽거나 바꾼다.
 # - 반복되는 무작위 토큰으로 학습한 2층 어텐션 전용 모델은 상전이를 거쳐 0번 층의 이전 토큰 헤드와 1번 층의 인덕션 헤드를 만든다.
 # - 어텐션 가중치는 헤드가 어디를 보는지 보여 줄 뿐이고, 제거 실험이 모델에 무엇이 필요한지 보여 준다. 이전 토큰 헤드는 1번 층의 키에 필요하다.
+# - 1번 층에 인덕션 헤드와 바로 앞 두 토큰을 보는 헤드가 함께 있는 모델에서는, 그 헤드들을 없애도 문맥 내 이득이 남고 같은 수의 인덕션 헤드를 없애면 이득이 준다. 1번 층 안의 대조군이다.
 # - 로짓 렌즈는 각 층의 잔차 스트림을 마지막 정규화와 언임베딩으로 읽어, 답이 층을 지나며 만들어지는 모습을 보여 준다.
 # - 활성화 패칭은 정보가 어느 위치와 층에 있는지 찾는다. 날짜 번역기는 "Mar"와 "May"를 가르는 한 글자에서 월을 읽는다.
 #
