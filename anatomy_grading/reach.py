@@ -42,16 +42,16 @@ class Classifier:
         self.kinds: dict[int, tuple[str, str | None]] = {}  # id(code) -> (kind, label)
         self.seen: list[types.CodeType] = []  # keeps each classified code alive, so its id stays its own
 
-    def kind(self, code: types.CodeType) -> tuple[str, str | None]:
+    def kind(self, code: types.CodeType, namespace: dict | None = None) -> tuple[str, str | None]:
         """("watch" (the student's: callees are looked at) | "machinery" (torch's Module.__call__ and
         containers: the forward they run is looked at) | "allow" | "record", label)."""
         found = self.kinds.get(id(code))
         if found is None:
-            found = self.kinds[id(code)] = self._kind(code)
+            found = self.kinds[id(code)] = self._kind(code, namespace)
             self.seen.append(code)
         return found
 
-    def _kind(self, code: types.CodeType) -> tuple[str, str | None]:
+    def _kind(self, code: types.CodeType, namespace: dict | None) -> tuple[str, str | None]:
         if id(code) in Student.codes:
             return "watch", None
         path = code.co_filename
@@ -76,7 +76,7 @@ class Classifier:
             return "allow", None
         if code.co_name == "<lambda>":
             return "watch", None
-        return "record", f"{qualname(code)} (code compiled at run time from {os.path.basename(path)[:60]!r})"
+        return "record", f"{qualname(code, namespace)} (code compiled at run time from {os.path.basename(path)[:60]!r})"
 
 
 class TorchRecord(TorchFunctionMode):
@@ -99,7 +99,7 @@ class TorchRecord(TorchFunctionMode):
         record names) is the student's code, rather than a building block or the grader's request."""
         frame = sys._getframe(2)
         while frame is not None:
-            kind = self.classify.kind(frame.f_code)[0]
+            kind = self.classify.kind(frame.f_code, frame.f_globals)[0]
             if kind == "watch":
                 return True
             if kind == "allow" and id(frame.f_code) not in Trusted.codes and not frame.f_code.co_filename.startswith(GRADER):
@@ -117,10 +117,10 @@ def recording(policy: str) -> Iterator[list[str]]:
     def hook(frame, event, arg):
         if event == "call":
             caller = frame.f_back
-            watcher = "" if caller is None else classify.kind(caller.f_code)[0]
+            watcher = "" if caller is None else classify.kind(caller.f_code, caller.f_globals)[0]
             if watcher not in ("watch", "machinery"):
                 return
-            kind, label = classify.kind(frame.f_code)  # torch's machinery is followed into forward only
+            kind, label = classify.kind(frame.f_code, frame.f_globals)  # torch's machinery is followed into forward only
             if kind == "record" and label == "torch.ops":
                 operator = str(frame.f_locals.get("self", ""))
                 label = None if building_block(operator.replace(".", "::", 1)) else f"torch.ops.{operator}"

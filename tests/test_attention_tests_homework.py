@@ -164,10 +164,12 @@ def test_record_and_compare_is_refused_and_loses_even_unreviewed(tmp_path):
 
 
 def test_no_bug_name_on_what_a_test_receives():
-    """The review's cheat: impl.KVCache().__getstate__() held the mutant's name (review_hw3 item 1)."""
+    """The review's cheat: impl.KVCache().__getstate__() held the mutant's name (review_hw3 item 1). Python 3.10's
+    object has no __getstate__: there the same state is read as vars(obj), which every Python offers."""
     def strings(obj) -> set:
         shown = repr(obj) if isinstance(obj, torch.nn.Module) else type(obj).__qualname__
-        return {v for v in obj.__getstate__().values() if isinstance(v, str)} | {shown}
+        state = {**vars(obj), **(obj.__getstate__() if hasattr(obj, "__getstate__") else {})}
+        return {v for v in state.values() if isinstance(v, str)} | {shown}
     for mutant in MUTANTS:
         impl, correct = build(mutant.name), build(None)
         assert strings(impl.KVCache()) == strings(correct.KVCache()), mutant.name

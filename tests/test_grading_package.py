@@ -6,7 +6,7 @@ import ast
 import json
 import math
 from pathlib import Path
-from types import SimpleNamespace
+from types import ModuleType, SimpleNamespace
 
 import pytest
 import torch
@@ -109,6 +109,26 @@ def test_the_child_refuses_every_attention_operator_of_the_installed_torch():
     assert len(names) >= 20 and names <= poisoned, sorted(names - poisoned)
     assert {"F.multi_head_attention_forward", "nn.MultiheadAttention", "anatomy.MultiHeadAttention",
             "anatomy.scaled_dot_product_attention", "anatomy.efficient.tiled_attention.tiled_attention"} <= poisoned
+
+
+def test_the_poisoning_reads_no_attribute_of_what_it_does_not_poison():
+    """transformers 5.20 (the newest on Python 3.10) keeps alias modules whose __getattr__ imports torchvision:
+    asking such a module for its __module__ stopped the grading child from starting. Only functions and
+    classes are poisoned, so nothing else is asked anything; what must be poisoned still is."""
+    from anatomy_grading import poison
+
+    asked = []
+    lazy = ModuleType("fake_library.image_processing_fast")
+    lazy.__getattr__ = lambda name: asked.append(name) or (_ for _ in ()).throw(ModuleNotFoundError("torchvision"))
+    library = ModuleType("fake_library")
+
+    def fused_attention(q, k, v):
+        return q
+    fused_attention.__module__ = "fake_library"
+    library.image_processing_fast, library.fused_attention = lazy, fused_attention
+    assert poison.poison_module(library, "attention") == ["fake_library.fused_attention"] and asked == []
+    with pytest.raises(RuntimeError, match="the grader refused fake_library.fused_attention"):
+        fused_attention(1, 2, 3)
 
 
 def imports(path: Path, modules: dict) -> set[str]:

@@ -41,6 +41,23 @@ def test_code_compiled_at_run_time_keeps_its_name():
     assert lookup(code) == "made_here"
 
 
+def test_code_compiled_at_run_time_is_named_from_the_globals_it_runs_with():
+    """A student's copy of a library layer, exec'd from its source into a dict: the grader's words say
+    which class's forward it reached (`TransformerDecoderLayer.forward`), on 3.10 as on 3.11."""
+    copy: dict = {}
+    exec(compile("class Outer:\n    class Layer:\n        def forward(self):\n            pass\n\n"
+                 "def helper():\n    pass\n", "decoder_copy.py", "exec"), copy)
+    forward, helper = copy["Outer"].Layer.forward.__code__, copy["helper"].__code__
+    names = q.names_in_namespace(copy, "decoder_copy.py")
+    assert names == {forward: "Outer.Layer.forward", helper: "helper"}
+    assert names[forward] == getattr(forward, "co_qualname", "Outer.Layer.forward")
+    assert q.qualname(forward, copy) == "Outer.Layer.forward" and q.names_in_namespace(copy, "other.py") == {}
+    import anatomy  # noqa: F401  (the classifier finds anatomy's folder)
+    from anatomy_grading.reach import Classifier
+    assert Classifier("attention").kind(forward, copy) == (
+        "record", "Outer.Layer.forward (code compiled at run time from 'decoder_copy.py')")
+
+
 def test_qualname_refuses_what_is_not_code():
     with pytest.raises(TypeError, match="qualname: code must be a code object, got function"):
         q.qualname(test_code_compiled_at_run_time_keeps_its_name)

@@ -15,12 +15,19 @@ from torch import nn
 from anatomy.checks import check_integer, check_number, check_tensor
 
 
+def _clamp_unit(x: torch.Tensor) -> torch.Tensor:
+    """clamp(x, 0, 1) whose gradient is 1 on the bounds too (0 only outside them), on every torch: 2.15's clamp
+    passes none at a bound, so a span that starts at max_span (fraction exactly 1) would never move."""
+    inside = (x >= 0) & (x <= 1)
+    return torch.where(inside, x, x.detach().clamp(0.0, 1.0))
+
+
 def span_mask(distance: torch.Tensor, span: torch.Tensor, ramp: float) -> torch.Tensor:
     """m_z(x) = clamp((R + z − x) / R, 0, 1), for distances x and spans z that broadcast together."""
     check_number("ramp", ramp, above=0, hint=" (R, the positions over which the mask falls to 0)")
     check_tensor("distance", distance)
     check_tensor("span", span)
-    return ((ramp + span - distance) / ramp).clamp(0.0, 1.0)
+    return _clamp_unit((ramp + span - distance) / ramp)
 
 
 class AdaptiveSpan(nn.Module):
@@ -46,7 +53,7 @@ class AdaptiveSpan(nn.Module):
     @property
     def spans(self) -> torch.Tensor:
         """(H,) the learned spans z, in positions, within [0, max_span]."""
-        return self.max_span * self.span_fraction.clamp(0.0, 1.0)
+        return self.max_span * _clamp_unit(self.span_fraction)
 
     def mask(self, num_queries: int, num_keys: int) -> torch.Tensor:
         """(H, Tq, Tk) soft masks; the distance is |i − j| with queries aligned to the last keys."""
