@@ -137,22 +137,6 @@ def test_the_shipped_pretraining_loads():
         assert all(len(run["accuracy"]) == len(result["seeds"]) == 8 for run in result["runs"].values())
 
 
-def test_pretraining_reads_the_docstrings_the_shipped_model_read_on_every_python(monkeypatch):
-    """Each Python's standard library has other docstrings: on Colab's 3.12 the tokenizer retrained in 16
-    differed from the shipped one. The docstrings ship with the model, and pre-training reads those."""
-    import json
-
-    from anatomy.corpora import stdlib_docstrings
-    from anatomy.tasks.mlm_pretraining import PRETRAINED_DIR, pretraining_texts
-
-    shipped = (PRETRAINED_DIR / "docstrings.txt").read_text(encoding="utf-8").splitlines()
-    log = json.loads((PRETRAINED_DIR / "training_log.json").read_text())
-    assert len(shipped) == len(set(shipped)) == log["texts"]["docstrings"] == 6000
-    monkeypatch.setattr(stdlib_docstrings, "stdlib_sentences", lambda count: [f"another Python's sentence {i}." for i in range(count)])
-    assert pretraining_texts()["docstrings"] == shipped and pretraining_texts(10)["docstrings"] == shipped[:10]
-    assert pretraining_texts(shipped=False)["docstrings"][0] == "another Python's sentence 0."
-
-
 @pytest.mark.parametrize("confidence", [1.5, 1, 0, -0.2, float("nan"), "0.95"])
 def test_mean_interval_refuses_a_confidence_outside_zero_one(confidence):
     with pytest.raises(ValueError, match=r"confidence must be a finite number > 0 and < 1, got"):

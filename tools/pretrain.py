@@ -72,8 +72,7 @@ def main(argv: list[str] | None = None) -> None:
         comparison(model, SentenceTokenizer(ByteLevelBPE.load(args.out / "tokenizer.json")), steps, args.seeds, args.out)
         return
 
-    texts = pretraining_texts(shipped=False)  # this Python's docstrings, shipped with the model they train
-    (args.out / "docstrings.txt").write_text("\n".join(texts["docstrings"]) + "\n", encoding="utf-8")
+    texts = pretraining_texts()
     every_text = [text for part in texts.values() for text in part]
     tokenizer = train_tokenizer(every_text)
     tokenizer.bpe.save(args.out / "tokenizer.json")

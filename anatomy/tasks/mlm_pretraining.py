@@ -19,7 +19,8 @@ import torch.nn.functional as F
 from transformers import BertConfig
 
 from anatomy.tokenizers.bpe import ByteLevelBPE
-from anatomy.checks import check_batches, check_integer, check_scores, check_texts, check_type
+from anatomy.checks import check_texts, check_type
+from anatomy.checks import check_batches, check_integer, check_scores
 from anatomy.models.masked_lm import TransformerForMaskedLM
 from anatomy.models.mlm_masking import IGNORE_INDEX, check_special_ids, mask_tokens
 from anatomy.tasks.sentiment_batches import bucketed_batches
@@ -31,16 +32,15 @@ VOCAB_SIZE = 4000
 MAX_LENGTH = 64  # tokens per pre-training sequence, [CLS] and [SEP] included; longer lines are cut in pieces
 
 
-def pretraining_texts(docstrings: int = 6000, shipped: bool = True) -> dict[str, list[str]]:
-    """{'reviews': ..., 'docstrings': ..., 'korean': ...}: every text pre-training reads, fetched offline. The docstrings
-    are those the shipped model read (PRETRAINED_DIR/docstrings.txt; each Python has others); shipped=False: this Python's."""
+def pretraining_texts(docstrings: int = 6000) -> dict[str, list[str]]:
+    """{'reviews': ..., 'docstrings': ..., 'korean': ...}: every text pre-training reads, fetched offline."""
     from anatomy.corpora.stdlib_docstrings import stdlib_sentences
     from anatomy.corpora.korean_corpus import korean_lines
     from anatomy.corpora.sentiment_data import binary_label, load_reviews, read_rated_sentences, reviews_path
+
+    train_split = load_reviews("train").texts
     neutral = [text for text, rating in read_rated_sentences(reviews_path()) if binary_label(rating) is None]
-    read = (PRETRAINED_DIR / "docstrings.txt").read_text(encoding="utf-8").splitlines()[:docstrings] if shipped else []
-    return {"reviews": load_reviews("train").texts + neutral,  # in this order: the tokenizer reads them so
-            "docstrings": read if len(read) == docstrings else stdlib_sentences(docstrings), "korean": korean_lines()}
+    return {"reviews": train_split + neutral, "docstrings": stdlib_sentences(docstrings), "korean": korean_lines()}
 
 
 class SentenceTokenizer:
