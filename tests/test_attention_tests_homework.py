@@ -524,6 +524,73 @@ def test_detectors_and_kept_state_earn_nothing_unreviewed(tmp_path, name, said):
         assert graded.share == 0.0 and said in graded.lines[0], (name, graded.lines)
 
 
+KEPT = """import functools
+import warnings
+CALLS = []
+
+
+def test_default_argument(impl, calls=CALLS):
+    calls.append(1)
+    assert len(calls) > 1  # the first run (a real mutant, by design) fails; later runs would pass if it were kept
+
+
+class Counter:
+    def __init__(self):
+        self.n = 0
+
+    def test_bound_method(self, impl):
+        self.n += 1
+        assert self.n > 1
+
+
+counter = Counter()
+
+
+@functools.lru_cache
+def remembered():
+    return []
+
+
+def test_lru_cache(impl):
+    seen = remembered()
+    seen.append(1)
+    assert len(seen) > 1
+
+
+class Box:
+    seen = []
+
+
+def test_class_attribute(impl):
+    seen = Box.seen
+    seen.append(1)
+    assert len(seen) > 1
+
+
+def test_module_object(impl):
+    filters, mark = warnings.filters, ("ignore", None, UserWarning, None, 4242)
+    filters.append(mark)
+    assert filters.count(mark) > 1
+"""
+KEPT_TESTS = {"q1": "test_default_argument", "q2": "counter.test_bound_method", "q3": "test_lru_cache",
+              "q4": "test_class_attribute", "q5": "test_module_object"}  # each passes review.py
+
+
+@pytest.mark.parametrize("name", list(KEPT_TESTS.values()))
+def test_state_a_test_keeps_anywhere_is_back_at_its_start_each_run(tmp_path, name):
+    """Fourth reading A: a default argument naming a global, a bound method, an lru_cache helper, a class
+    attribute, a module's list: none is a global the state snapshot copies, and each passes the review. Every
+    run happens in a fork of its own (trial.py), so each test fails on every run, the correct one included."""
+    from anatomy.homework.attention_tests import review
+    module, _ = write(tmp_path, KEPT)
+    assert review.forbidden(KEPT, {}) == []
+    test = module.counter.test_bound_method if "." in name else getattr(module, name)
+    for seed in range(2):
+        tests = {name: test}
+        graded = mutation.grade_question("q1", list(tests), mutation.in_process(tests), rng=random.Random(seed))
+        assert graded.share == 0.0 and "fails on the correct implementation" in graded.lines[0], (name, graded.lines)
+
+
 def test_a_global_that_cannot_be_reset_scores_zero_with_a_message(tmp_path):
     from anatomy.homework.attention_tests import check_tests
     module, _ = write(tmp_path, "import torch\nSTEPS = (n for n in range(3))\n\n"

@@ -306,3 +306,16 @@ def test_a_test_cannot_tell_which_implementation_runs_through_the_grader(tmp_pat
     assert "caught 0 of 4" in said["q2"], said["q2"]
     assert "`torch.os`" in said["q5"] and "flagged for your instructor" in said["q5"], said["q5"]
     assert [flag.split(":")[0] for flag in result.flags] == ["q5"], result.flags
+
+
+def test_state_a_test_keeps_is_back_at_its_start_each_run_through_the_grader(tmp_path):
+    """Fourth reading A, through the trusted grader: state kept in a default argument (q1), a bound method
+    used as the test (q2), an lru_cache helper (q3), a class attribute (q4), a module's list (q5) passed the
+    review and caught the first (real) mutant for free ("caught 1 of 9"). Each trial now runs in a fork of the
+    child: each test fails on every run, the correct one included, and nothing is flagged."""
+    from test_attention_tests_homework import KEPT, KEPT_TESTS
+    result = graded(tmp_path, KEPT, {q: f"[{name}]" for q, name in KEPT_TESTS.items()})
+    said = outputs(result)
+    assert scores(result) == dict.fromkeys(QUESTIONS, 0.0), said
+    assert all("fails on the correct implementation" in line for line in said.values()), said
+    assert result.flags == []

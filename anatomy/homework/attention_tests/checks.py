@@ -93,15 +93,15 @@ def runner(named: dict[str, Any], seed: int = 0) -> Callable[[str, str | None, f
     def in_child(name: str, bug: str | None, seconds: float) -> str | None:
         server.build(bug, seed)
         session.child.relay = server.relay  # the child's test asks; the grader forwards a test's requests only
-        try:
-            session.send("call", of=stand_in.run_in_child, args=[named[name], start, seed], kwargs={}, timeout=seconds)
+        try:  # the run in a fork of the child (trial.py): None, or why the test failed
+            why = session.send("call", of=stand_in.run_in_child, args=[named[name], start, seed], kwargs={}, timeout=seconds)
         except Feedback:  # a refused library call: the grader's own words
             raise
-        except Exception as error:  # what the test raised in the child (ChildFailed is not an Exception here)
+        except Exception as error:  # what the child raised (ChildFailed is not an Exception here)
             return f"{type(error).__name__}: {str(error)[:200]}"
         finally:
             session.child.relay = None
-        return None
+        return None if why is None else str(why)[:300]
     return in_child
 
 
