@@ -349,6 +349,16 @@ def test_x(impl):
 """
 
 
+def test_a_module_named_in_a_string_counts_only_where_strings_become_attributes():
+    """Fourth reading B: "time" as an assert's message was refused as the module `time`; it still is where the
+    source turns strings into attributes or modules (attrgetter, getattr, import_module: review.REACH)."""
+    from anatomy.homework.attention_tests import review
+    assert review.forbidden('def test_x(impl):\n    assert impl, "time"\n', {}) == []
+    refused = review.forbidden('import operator\nNAME = "os"\n\ndef test_x(impl):\n    operator.attrgetter(NAME)(impl)\n', {})
+    assert refused == [(("seen_module_string", {"attr": "os", "text": "'os'"}), "why_detect")], refused
+    assert review.forbidden('def test_x(impl):\n    assert impl, "_bug"\n', {})  # a private name: still refused
+
+
 def test_innocent_names_and_calls_are_not_refused():
     from anatomy.homework.attention_tests.review import forbidden
     assert forbidden(INNOCENT) == []
@@ -589,6 +599,37 @@ def test_state_a_test_keeps_anywhere_is_back_at_its_start_each_run(tmp_path, nam
         tests = {name: test}
         graded = mutation.grade_question("q1", list(tests), mutation.in_process(tests), rng=random.Random(seed))
         assert graded.share == 0.0 and "fails on the correct implementation" in graded.lines[0], (name, graded.lines)
+
+
+PRACTISED = """import torch
+from anatomy.homework import attention_tests as hw
+impl = hw.practice(None)
+
+
+def test_default_reference(impl, ref=impl):
+    q, k, v = torch.randn(1, 2, 4), torch.randn(1, 3, 4), torch.randn(1, 3, 4)
+    assert torch.allclose(impl.attention(q, k, v)[0], ref.attention(q, k, v)[0])
+
+
+def test_global_reference(under_test):
+    q, k, v = torch.randn(1, 2, 4), torch.randn(1, 3, 4), torch.randn(1, 3, 4)
+    assert torch.allclose(under_test.attention(q, k, v)[0], impl.attention(q, k, v)[0])
+"""
+
+
+def test_a_test_using_the_practice_object_scores_zero_in_the_check_cell_as_in_the_grader(tmp_path):
+    """Fourth reading A and B: `ref=impl` (the notebook's hw.practice(None)) got full marks in the check cell
+    but 0 in the grader (no practice object there); a test reading the global `impl` was told it was "a
+    Implementation". Now the practice object answers nothing while a check runs, and the message says what it is."""
+    from anatomy.homework.attention_tests import check_tests
+    module, _ = write(tmp_path, PRACTISED)
+    for language, refused, named in (("en", "answers nothing while a check runs", "the notebook's practice object"),
+                                     ("ko", "아무것도 답하지 않습니다", "노트북의 연습용 객체")):
+        said = check_tests.feedback([module.test_default_reference], question="q1", language=language)
+        assert refused in said and ("fails on the correct implementation" in said or "0점" in said), said
+        said = check_tests.feedback([module.test_global_reference], question="q1", language=language)
+        assert named in said and "'impl'" in said and "`impl`" in said, said
+    assert module.impl.causal_mask(2).shape == (2, 2)  # outside a check it answers again
 
 
 def test_a_global_that_cannot_be_reset_scores_zero_with_a_message(tmp_path):

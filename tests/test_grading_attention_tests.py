@@ -319,3 +319,52 @@ def test_state_a_test_keeps_is_back_at_its_start_each_run_through_the_grader(tmp
     assert scores(result) == dict.fromkeys(QUESTIONS, 0.0), said
     assert all("fails on the correct implementation" in line for line in said.values()), said
     assert result.flags == []
+
+
+def test_a_test_using_the_practice_object_scores_zero_through_the_grader(tmp_path):
+    """Fourth reading A: the check cell now fails `ref=impl` and the global `impl` (the notebook's practice
+    object) as the grader does, which has no practice object: both questions score 0 there, unflagged."""
+    from test_attention_tests_homework import PRACTISED
+    result = graded(tmp_path, PRACTISED, EMPTY | {"q1": "[test_default_reference]", "q2": "[test_global_reference]"})
+    said = outputs(result)
+    assert scores(result)["q1"] == scores(result)["q2"] == 0.0, said
+    assert "fails on the correct implementation" in said["q1"] and "fails on the correct implementation" in said["q2"], said
+    assert result.flags == []
+
+
+HONEST_TOO = '''
+def test_mha_word_time_in_message(impl):
+    D, H = 8, 2
+    mha = impl.MultiHeadAttention(D, H)
+    ref = nn.MultiheadAttention(D, H, batch_first=True)
+    with torch.no_grad():
+        ref.in_proj_weight.copy_(torch.cat([mha.q_proj.weight, mha.k_proj.weight, mha.v_proj.weight]))
+        ref.in_proj_bias.copy_(torch.cat([mha.q_proj.bias, mha.k_proj.bias, mha.v_proj.bias]))
+        ref.out_proj.weight.copy_(mha.out_proj.weight)
+        ref.out_proj.bias.copy_(mha.out_proj.bias)
+    q, kv = torch.randn(2, 3, D), torch.randn(2, 5, D)
+    out, w = mha(q, kv, kv)
+    r, rw = ref(q, kv, kv, average_attn_weights=False)
+    torch.testing.assert_close(out, r, atol=1e-5, rtol=1e-5)
+    assert torch.allclose(w, rw, atol=1e-5), "time"
+
+
+def test_decoder_in_float64(impl):
+    layer = impl.DecoderLayer(8, 2, 16).eval().to(torch.float64)
+    x, m = torch.randn(1, 4, 8, dtype=torch.float64), torch.randn(1, 3, 8, dtype=torch.float64)
+    y = layer(x, m)
+    x2 = x.clone()
+    x2[:, -1] += 1
+    assert y.dtype == torch.float64 and torch.allclose(layer(x2, m)[:, :-1], y[:, :-1])
+'''
+
+
+def test_a_float64_layer_and_the_word_time_in_a_message_are_honest_through_the_grader(tmp_path):
+    """Fourth reading B: `.to(torch.float64)` failed on the correct implementation ("cannot pass a dtype"), and
+    "time" as an assert's message zeroed the question and flagged the student. With the reference suite, full
+    marks and no flag."""
+    lists = REFERENCE_LISTS | {"q3": REFERENCE_LISTS["q3"][:-1] + ", test_mha_word_time_in_message]",
+                               "q4": REFERENCE_LISTS["q4"][:-1] + ", test_decoder_in_float64]"}
+    result = graded(tmp_path, reference_code() + "\n" + HONEST_TOO, lists)
+    assert scores(result) == dict.fromkeys(QUESTIONS, 3.0), outputs(result)
+    assert result.flags == []

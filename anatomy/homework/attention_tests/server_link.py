@@ -10,6 +10,7 @@ process dead ends the process; the next build starts a fresh one, so a hanging c
 from __future__ import annotations
 
 import atexit
+import contextlib
 import math
 import os
 import resource
@@ -18,7 +19,7 @@ import signal
 import subprocess
 import sys
 import time
-from typing import Any
+from typing import Any, Iterator
 
 from anatomy.homework.attention_tests import frames
 from anatomy.homework.attention_tests.server import TEST_OPS
@@ -38,8 +39,13 @@ def limited() -> None:  # the server's own limits: a test's huge input costs its
 class Server:
     def __init__(self) -> None:
         self.process: subprocess.Popen | None = None
+        self.owner = os.getpid()  # in a fork of it (trial.py) poll() cannot see the process: a dead one reads as EOF
+
+    def stopped(self) -> bool:
+        return self.process is None or (os.getpid() == self.owner and self.process.poll() is not None)
 
     def start(self) -> None:
+        self.owner = os.getpid()
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
                "LANG": "C.UTF-8", "HOME": os.environ.get("HOME", "/nonexistent")}
         self.process = subprocess.Popen([sys.executable, "-I", "-m", "anatomy.homework.attention_tests.server"],
@@ -48,7 +54,7 @@ class Server:
 
     def request(self, message: dict, tensors: dict, deadline: float = math.inf) -> tuple[dict, dict]:
         """Send one frame, read its reply by `deadline` (time.monotonic()); ServerFailed otherwise."""
-        if self.process is None or self.process.poll() is not None:
+        if self.stopped():
             self.close()
             raise ServerFailed("stopped")
         done = False
@@ -128,11 +134,32 @@ def shared() -> Server:
     return _SHARED[0]
 
 
+CHECKING: list[str] = []  # the language of each check running now (checking()): practice objects then refuse
+
+
+@contextlib.contextmanager
+def checking(language: str) -> Iterator[None]:
+    """While a check runs, every practice object refuses every request, so that a test using one (a default
+    `ref=impl`, the notebook's global) fails in the check cell as it does in the grader, which has none."""
+    CHECKING.append(language)
+    try:
+        yield
+    finally:
+        CHECKING.pop()
+
+
 def practice(bug: str | None = None, seed: int = 0) -> Any:
     """The implementation `bug` (None: the correct one) as a test receives it, in a process of its own (not
-    the one the check cells rebuild before each run), for trying tests in the notebook: `hw.practice(None)`."""
+    the one the check cells rebuild before each run), for trying tests in the notebook: `hw.practice(None)`.
+    It answers nothing while a check runs (checking)."""
     from anatomy.homework.attention_tests.stand_in import Implementation, Link
+    from anatomy.homework.messages import say
     server = Server()
     atexit.register(server.close)
     server.build(bug, seed)
-    return Implementation(0, Link(server.ask))
+
+    def ask(message: dict, tensors: dict) -> tuple[dict, dict]:
+        if CHECKING:
+            return {"error": {"type": "RuntimeError", "message": say("practice_in_check", CHECKING[-1])}}, {}
+        return server.ask(message, tensors)
+    return Implementation(0, Link(ask))

@@ -84,7 +84,7 @@ class Link:
             if isinstance(item, Implementation) and object.__getattribute__(item, "_link") is self:
                 return {"t": "handle", "id": object.__getattribute__(item, "_number")}
             raise TypeError(f"cannot pass a {type(item).__name__} to the implementation under test: tensors, "
-                            "numbers, strings, lists, tuples, dicts and what it returned only")
+                            "numbers, strings, lists, tuples, dicts, dtypes, devices and what it returned only")
         message = {"op": op, "grad": torch.is_grad_enabled(), "of": outgoing(target)}
         message |= {k: v if k == "name" else to_data(v, tensors, outgoing) for k, v in fields.items()}
         reply, received = self.ask(message, tensors)
