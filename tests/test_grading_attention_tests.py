@@ -334,19 +334,8 @@ def test_a_test_using_the_practice_object_scores_zero_through_the_grader(tmp_pat
 
 HONEST_TOO = '''
 def test_mha_word_time_in_message(impl):
-    D, H = 8, 2
-    mha = impl.MultiHeadAttention(D, H)
-    ref = nn.MultiheadAttention(D, H, batch_first=True)
-    with torch.no_grad():
-        ref.in_proj_weight.copy_(torch.cat([mha.q_proj.weight, mha.k_proj.weight, mha.v_proj.weight]))
-        ref.in_proj_bias.copy_(torch.cat([mha.q_proj.bias, mha.k_proj.bias, mha.v_proj.bias]))
-        ref.out_proj.weight.copy_(mha.out_proj.weight)
-        ref.out_proj.bias.copy_(mha.out_proj.bias)
-    q, kv = torch.randn(2, 3, D), torch.randn(2, 5, D)
-    out, w = mha(q, kv, kv)
-    r, rw = ref(q, kv, kv, average_attn_weights=False)
-    torch.testing.assert_close(out, r, atol=1e-5, rtol=1e-5)
-    assert torch.allclose(w, rw, atol=1e-5), "time"
+    _, weights = impl.MultiHeadAttention(8, 2)(torch.randn(2, 3, 8))
+    assert torch.allclose(weights.sum(-1), torch.ones(2, 2, 3)), "time"
 
 
 def test_decoder_in_float64(impl):
