@@ -20,6 +20,7 @@ from typing import Any, Callable, Iterable
 from anatomy.homework.attention_tests import review, server_link, stand_in, state
 from anatomy.homework.attention_tests.mutation import TEST_SECONDS, grade_question, in_process
 from anatomy.homework.attention_tests.mutants import QUESTIONS
+from anatomy.homework.attention_tests.practice import checking
 from anatomy.homework.feedback import Feedback
 from anatomy.homework.messages import Together, current, say
 
@@ -118,7 +119,7 @@ def check_tests(tests: Any, question: str = "q1", seed: int = 0, language: str |
     except state.StateKept as kept:  # here, or in the grader's child (snapshot_in_child names it)
         key = "practice_global" if kept.args[1] == stand_in.Implementation.__name__ else "state_kept"  # hw.practice(...)
         raise PartialCredit(Together(say(key, language, name=repr(kept.args[0]), kind=kept.args[1])), 0.0) from None
-    with server_link.checking(language):  # the notebook's practice objects answer nothing meanwhile
+    with checking(language):  # the notebook's practice objects answer nothing meanwhile
         graded = grade_question(question, list(named), run, language, source=sources(named), test_seconds=test_seconds)
     if graded.share < 1.0 or len(graded.lines) > 1:
         raise PartialCredit(Together(*graded.lines, sep="\n"), graded.share)  # a line each, worded by say(key, language)

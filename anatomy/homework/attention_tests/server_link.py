@@ -1,7 +1,7 @@
 """The runner's end of the process that holds the implementation under test (server.py), homework 3
 (notebook 19_homework_attention_tests).
 
-`shared()` is this process's Server, started on first use (`practice(bug)`: one of its own, for the notebook): in the notebook's check cells the tests call it
+`shared()` is this process's Server, started on first use (practice.py: one of its own, for the notebook): in the notebook's check cells the tests call it
 directly (stand_in.Implementation's link is `server.ask`), in the trusted grader the parent holds it and
 relays what the child's tests ask (`relay`, which forwards only the ops a test may ask). `build(bug, seed)`
 before each run. A request that runs past its deadline, is interrupted (a test's time limit) or finds the
@@ -10,7 +10,6 @@ process dead ends the process; the next build starts a fresh one, so a hanging c
 from __future__ import annotations
 
 import atexit
-import contextlib
 import math
 import os
 import resource
@@ -19,7 +18,7 @@ import signal
 import subprocess
 import sys
 import time
-from typing import Any, Iterator
+from typing import Any
 
 from anatomy.homework.attention_tests import frames
 from anatomy.homework.attention_tests.server import TEST_OPS
@@ -132,34 +131,3 @@ def shared() -> Server:
         _SHARED.append(Server())
         atexit.register(_SHARED[0].close)
     return _SHARED[0]
-
-
-CHECKING: list[str] = []  # the language of each check running now (checking()): practice objects then refuse
-
-
-@contextlib.contextmanager
-def checking(language: str) -> Iterator[None]:
-    """While a check runs, every practice object refuses every request, so that a test using one (a default
-    `ref=impl`, the notebook's global) fails in the check cell as it does in the grader, which has none."""
-    CHECKING.append(language)
-    try:
-        yield
-    finally:
-        CHECKING.pop()
-
-
-def practice(bug: str | None = None, seed: int = 0) -> Any:
-    """The implementation `bug` (None: the correct one) as a test receives it, in a process of its own (not
-    the one the check cells rebuild before each run), for trying tests in the notebook: `hw.practice(None)`.
-    It answers nothing while a check runs (checking)."""
-    from anatomy.homework.attention_tests.stand_in import Implementation, Link
-    from anatomy.homework.messages import say
-    server = Server()
-    atexit.register(server.close)
-    server.build(bug, seed)
-
-    def ask(message: dict, tensors: dict) -> tuple[dict, dict]:
-        if CHECKING:
-            return {"error": {"type": "RuntimeError", "message": say("practice_in_check", CHECKING[-1])}}, {}
-        return server.ask(message, tensors)
-    return Implementation(0, Link(ask))
