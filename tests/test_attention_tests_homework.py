@@ -636,7 +636,7 @@ def test_a_global_that_cannot_be_reset_scores_zero_with_a_message(tmp_path):
     from anatomy.homework.attention_tests import check_tests
     module, _ = write(tmp_path, "import torch\nSTEPS = (n for n in range(3))\n\n"
                                 "def test_gen(impl):\n    assert next(STEPS) >= 0\n")
-    for language, words in (("en", "your tests read the global 'STEPS', an object of type generator"), ("ko", "전역 변수 'STEPS'(generator)")):
+    for language, words in (("en", "your tests read the global 'STEPS', an object of type generator"), ("ko", "전역 변수 'STEPS'(generator 객체)")):
         said = check_tests.feedback([module.test_gen], question="q2", language=language)
         assert words in said and ("scores 0" in said or "0점" in said), said
 

@@ -325,7 +325,8 @@ def test_a_test_using_the_practice_object_scores_zero_through_the_grader(tmp_pat
     """Fourth reading A: the check cell now fails `ref=impl` and the global `impl` (the notebook's practice
     object) as the grader does, which has no practice object: both questions score 0 there, unflagged."""
     from test_attention_tests_homework import PRACTISED
-    result = graded(tmp_path, PRACTISED, EMPTY | {"q1": "[test_default_reference]", "q2": "[test_global_reference]"})
+    code = PRACTISED.replace("from anatomy.homework import attention_tests as hw\n", "")  # the template imports hw
+    result = graded(tmp_path, code, EMPTY | {"q1": "[test_default_reference]", "q2": "[test_global_reference]"})
     said = outputs(result)
     assert scores(result)["q1"] == scores(result)["q2"] == 0.0, said
     assert "fails on the correct implementation" in said["q1"] and "fails on the correct implementation" in said["q2"], said

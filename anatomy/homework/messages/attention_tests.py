@@ -40,7 +40,7 @@ MESSAGES: dict[str, dict[str, str]] = {
                  "ko": "이 문제의 테스트가 {count}개로 허용된 {limit}개보다 많으므로 0점입니다"},
     "state_kept": {"en": "your tests read the global {name}, an object of type {kind} whose state cannot be reset between "
                          "runs (every run starts from the same globals), so this question scores 0: create it inside the test",
-                   "ko": "테스트가 읽는 전역 변수 {name}({kind} 객체)은 실행 사이에 상태를 되돌릴 수 없으므로(모든 실행은 같은 "
+                   "ko": "테스트가 읽는 전역 변수 {name}({kind} 객체)는 실행 사이에 상태를 되돌릴 수 없으므로(모든 실행은 같은 "
                          "전역 상태에서 시작합니다) 이 문제는 0점입니다. 테스트 안에서 만드세요"},
     "practice_global": {"en": "your tests read the global {name}, the notebook's practice object (hw.practice(...)), so "
                               "this question scores 0: a test uses only its parameter `impl`, the implementation under test",
