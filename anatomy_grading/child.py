@@ -94,6 +94,7 @@ def prepare(setup: dict) -> list[str]:
         exec(compile(source, f"<substitute {name}>", "exec"), module.__dict__)
         if isinstance(getattr(module, "CHANNEL", None), dict):  # one that asks the grader mid-call (homework 3)
             module.CHANNEL.update(CHANNEL)
+        tripwires.allow_fork(*getattr(module, "FORKING", ()))  # one that runs each trial in a fork (homework 3)
     blocks.trust(*[m for n, m in sys.modules.items() if n.startswith("anatomy_grading.") or n in dict(setup["substitutes"])])
     for name in [n for n in sys.modules if n.startswith(("otter", "anatomy.homework"))]:
         if name not in dict(setup["substitutes"]):

@@ -45,9 +45,12 @@
 #   not a power of two: compare with a tolerance, never with `==`;
 # - a test may look only at what the implementation computes, never at *which* one runs, and may not
 #   reach outside itself. Every implementation runs in a process of its own: what your test receives has
-#   the same type, attributes and messages whichever one runs, only the numbers differ. Every run starts
-#   from the same values of the globals your tests read (a counter or a list kept between runs is back at
-#   its start each time); a global that cannot be copied (a generator, say) scores the question 0. The
+#   the same type, attributes and messages whichever one runs, only the numbers differ. Every run (one
+#   test against one implementation) happens in a fresh copy of the process that holds your tests, and
+#   that copy ends with the run: nothing a test changes reaches the next run (a counter or a list kept in a
+#   global, a default argument, an object, a class, a cache or a module is back at its start each time, so
+#   a test that fails only on its first call fails on every call, the correct one included); a global that
+#   cannot be copied (a generator, say) scores the question 0. The
 #   review reads your test cells before anything runs; a question whose tests
 #   use any of these names scores 0 and is flagged for your instructor: `inspect`, `dis`, `gc`, `sys`,
 #   `time`, `timeit`, `id`, `hash`, `vars`, `dir`, `getattr`, `setattr`, `globals`, `locals`, `eval`,
@@ -59,13 +62,17 @@
 #   `.perf_counter`, `.monotonic`, `.process_time`, `.getsource`, `.call_count`, `.save`, `.system`,
 #   `.popen`, `.write_text`, `.write_bytes`, `.unlink`; any attribute starting with `_` other than
 #   `__init__` and `__name__`, also when a string names it or one of the modules above (`"{0._x}".format(obj)`,
-#   `operator.attrgetter("_x")`, `operator.attrgetter("os")`: a string reads an attribute as a dot does); the homework package `hw`
+#   `operator.attrgetter("_x")`, `operator.attrgetter("os")`: where your code turns strings into attributes
+#   or modules, with `getattr`, `attrgetter`, `methodcaller` or `import_module`, a string reads an attribute
+#   as a dot does; elsewhere a word such as `"time"` in an assert's message is just a word); the homework package `hw`
 #   (your tests run in the grader without it: compare with references, never with `hw.build(None)`);
 #   and state a test keeps from one run to the next (a mutable default argument, a list or dict outside
 #   the test that it changes). Call `impl.attention(...)`, never `getattr(impl, "attention")`. The
 #   grader also refuses these names anywhere in your answer's code,
 #   helpers included: `homework`, `anatomy_grading`, `mutants`, `mutation`, `closure`, `_bug`, `getpid`,
-#   `getstate`;
+#   `getstate`. These lists are of what is refused, not of every way to look at a run: timing a call
+#   (`datetime.now()`, say) is not refused, and tells nothing, since one call's noise is far larger than
+#   any planted bug's difference;
 # - time: each run of a test has 10 seconds and each question 40 seconds in all, and every test runs
 #   once per mutant, once per equivalent version and three times on the correct code (16 runs in
 #   question 1: 9 mutants, 4 equivalent versions, 3 correct); at most 25 tests per question.
@@ -139,7 +146,8 @@ import otter
 from anatomy.homework import attention_tests as hw  # the check (the grader runs the same one)
 
 grader = otter.Notebook("19_homework_attention_tests.ipynb")
-impl = hw.practice(None)  # the correct implementation as your tests receive it: try them on it while you write them
+impl = hw.practice(None)  # the correct implementation as a test receives it, for trying tests by hand; never a
+# reference inside a test (a default `ref=impl`, the global `impl`): it answers nothing while a check runs
 
 # %% [markdown]
 # **What `impl` offers** (masks are boolean, True = may attend; B batch, H heads, Tq queries, Tk keys,
@@ -163,8 +171,12 @@ impl = hw.practice(None)  # the correct implementation as your tests receive it:
 #
 # Your tests receive a fresh `impl` on every run; the grader seeds `torch` before each, so random
 # inputs are fine. `impl` and what it returns are stand-ins for objects in another process: each call
-# and each attribute above is one request, tensors come back as copies (gradients do not flow back into
-# the implementation), other attributes cannot be read, and weights are set with `load_state_dict`. Use tolerances (`torch.allclose(..., atol=1e-5)`): a correct implementation may
+# and each attribute above is one request. Tensors come back as new tensors without history: no gradient
+# flows through `impl` at all, neither into its weights nor back to your own inputs
+# (`torch.autograd.grad` of its output with respect to your input fails), so test causality by changing
+# inputs. Pass it tensors, numbers, strings, lists, tuples, dicts, dtypes and devices
+# (`layer.to(torch.float64)`) and what it returned, nothing else; other attributes cannot be read, and
+# weights are set with `load_state_dict`. Use tolerances (`torch.allclose(..., atol=1e-5)`): a correct implementation may
 # compute in another order and differ in the last digits.
 
 # %% [raw]

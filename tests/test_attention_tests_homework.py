@@ -351,6 +351,16 @@ def test_x(impl):
 """
 
 
+def test_a_module_named_in_a_string_counts_only_where_strings_become_attributes():
+    """Fourth reading B: "time" as an assert's message was refused as the module `time`; it still is where the
+    source turns strings into attributes or modules (attrgetter, getattr, import_module: review.REACH)."""
+    from anatomy.homework.attention_tests import review
+    assert review.forbidden('def test_x(impl):\n    assert impl, "time"\n', {}) == []
+    refused = review.forbidden('import operator\nNAME = "os"\n\ndef test_x(impl):\n    operator.attrgetter(NAME)(impl)\n', {})
+    assert refused == [(("seen_module_string", {"attr": "os", "text": "'os'"}), "why_detect")], refused
+    assert review.forbidden('def test_x(impl):\n    assert impl, "_bug"\n', {})  # a private name: still refused
+
+
 def test_innocent_names_and_calls_are_not_refused():
     from anatomy.homework.attention_tests.review import forbidden
     assert forbidden(INNOCENT) == []
@@ -526,11 +536,109 @@ def test_detectors_and_kept_state_earn_nothing_unreviewed(tmp_path, name, said):
         assert graded.share == 0.0 and said in graded.lines[0], (name, graded.lines)
 
 
+KEPT = """import functools
+import warnings
+CALLS = []
+
+
+def test_default_argument(impl, calls=CALLS):
+    calls.append(1)
+    assert len(calls) > 1  # the first run (a real mutant, by design) fails; later runs would pass if it were kept
+
+
+class Counter:
+    def __init__(self):
+        self.n = 0
+
+    def test_bound_method(self, impl):
+        self.n += 1
+        assert self.n > 1
+
+
+counter = Counter()
+
+
+@functools.lru_cache
+def remembered():
+    return []
+
+
+def test_lru_cache(impl):
+    seen = remembered()
+    seen.append(1)
+    assert len(seen) > 1
+
+
+class Box:
+    seen = []
+
+
+def test_class_attribute(impl):
+    seen = Box.seen
+    seen.append(1)
+    assert len(seen) > 1
+
+
+def test_module_object(impl):
+    filters, mark = warnings.filters, ("ignore", None, UserWarning, None, 4242)
+    filters.append(mark)
+    assert filters.count(mark) > 1
+"""
+KEPT_TESTS = {"q1": "test_default_argument", "q2": "counter.test_bound_method", "q3": "test_lru_cache",
+              "q4": "test_class_attribute", "q5": "test_module_object"}  # each passes review.py
+
+
+@pytest.mark.parametrize("name", list(KEPT_TESTS.values()))
+def test_state_a_test_keeps_anywhere_is_back_at_its_start_each_run(tmp_path, name):
+    """Fourth reading A: a default argument naming a global, a bound method, an lru_cache helper, a class
+    attribute, a module's list: none is a global the state snapshot copies, and each passes the review. Every
+    run happens in a fork of its own (trial.py), so each test fails on every run, the correct one included."""
+    from anatomy.homework.attention_tests import review
+    module, _ = write(tmp_path, KEPT)
+    assert review.forbidden(KEPT, {}) == []
+    test = module.counter.test_bound_method if "." in name else getattr(module, name)
+    for seed in range(2):
+        tests = {name: test}
+        graded = mutation.grade_question("q1", list(tests), mutation.in_process(tests), rng=random.Random(seed))
+        assert graded.share == 0.0 and "fails on the correct implementation" in graded.lines[0], (name, graded.lines)
+
+
+PRACTISED = """import torch
+from anatomy.homework import attention_tests as hw
+impl = hw.practice(None)
+
+
+def test_default_reference(impl, ref=impl):
+    q, k, v = torch.randn(1, 2, 4), torch.randn(1, 3, 4), torch.randn(1, 3, 4)
+    assert torch.allclose(impl.attention(q, k, v)[0], ref.attention(q, k, v)[0])
+
+
+def test_global_reference(under_test):
+    q, k, v = torch.randn(1, 2, 4), torch.randn(1, 3, 4), torch.randn(1, 3, 4)
+    assert torch.allclose(under_test.attention(q, k, v)[0], impl.attention(q, k, v)[0])
+"""
+
+
+def test_a_test_using_the_practice_object_scores_zero_in_the_check_cell_as_in_the_grader(tmp_path):
+    """Fourth reading A and B: `ref=impl` (the notebook's hw.practice(None)) got full marks in the check cell
+    but 0 in the grader (no practice object there); a test reading the global `impl` was told it was "a
+    Implementation". Now the practice object answers nothing while a check runs, and the message says what it is."""
+    from anatomy.homework.attention_tests import check_tests
+    module, _ = write(tmp_path, PRACTISED)
+    for language, refused, named in (("en", "answers nothing while a check runs", "the notebook's practice object"),
+                                     ("ko", "아무것도 답하지 않습니다", "노트북의 연습용 객체")):
+        said = check_tests.feedback([module.test_default_reference], question="q1", language=language)
+        assert refused in said and ("fails on the correct implementation" in said or "0점" in said), said
+        said = check_tests.feedback([module.test_global_reference], question="q1", language=language)
+        assert named in said and "'impl'" in said and "`impl`" in said, said
+    assert module.impl.causal_mask(2).shape == (2, 2)  # outside a check it answers again
+
+
 def test_a_global_that_cannot_be_reset_scores_zero_with_a_message(tmp_path):
     from anatomy.homework.attention_tests import check_tests
     module, _ = write(tmp_path, "import torch\nSTEPS = (n for n in range(3))\n\n"
                                 "def test_gen(impl):\n    assert next(STEPS) >= 0\n")
-    for language, words in (("en", "your tests read the global 'STEPS', a generator"), ("ko", "전역 변수 'STEPS'(generator)")):
+    for language, words in (("en", "your tests read the global 'STEPS', an object of type generator"), ("ko", "전역 변수 'STEPS'(generator 객체)")):
         said = check_tests.feedback([module.test_gen], question="q2", language=language)
         assert words in said and ("scores 0" in said or "0점" in said), said
 

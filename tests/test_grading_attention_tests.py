@@ -306,3 +306,55 @@ def test_a_test_cannot_tell_which_implementation_runs_through_the_grader(tmp_pat
     assert "caught 0 of 4" in said["q2"], said["q2"]
     assert "`torch.os`" in said["q5"] and "flagged for your instructor" in said["q5"], said["q5"]
     assert [flag.split(":")[0] for flag in result.flags] == ["q5"], result.flags
+
+
+def test_state_a_test_keeps_is_back_at_its_start_each_run_through_the_grader(tmp_path):
+    """Fourth reading A, through the trusted grader: state kept in a default argument (q1), a bound method
+    used as the test (q2), an lru_cache helper (q3), a class attribute (q4), a module's list (q5) passed the
+    review and caught the first (real) mutant for free ("caught 1 of 9"). Each trial now runs in a fork of the
+    child: each test fails on every run, the correct one included, and nothing is flagged."""
+    from test_attention_tests_homework import KEPT, KEPT_TESTS
+    result = graded(tmp_path, KEPT, {q: f"[{name}]" for q, name in KEPT_TESTS.items()})
+    said = outputs(result)
+    assert scores(result) == dict.fromkeys(QUESTIONS, 0.0), said
+    assert all("fails on the correct implementation" in line for line in said.values()), said
+    assert result.flags == []
+
+
+def test_a_test_using_the_practice_object_scores_zero_through_the_grader(tmp_path):
+    """Fourth reading A: the check cell now fails `ref=impl` and the global `impl` (the notebook's practice
+    object) as the grader does, which has no practice object: both questions score 0 there, unflagged."""
+    from test_attention_tests_homework import PRACTISED
+    code = PRACTISED.replace("from anatomy.homework import attention_tests as hw\n", "")  # the template imports hw
+    result = graded(tmp_path, code, EMPTY | {"q1": "[test_default_reference]", "q2": "[test_global_reference]"})
+    said = outputs(result)
+    assert scores(result)["q1"] == scores(result)["q2"] == 0.0, said
+    assert "fails on the correct implementation" in said["q1"] and "fails on the correct implementation" in said["q2"], said
+    assert result.flags == []
+
+
+HONEST_TOO = '''
+def test_mha_word_time_in_message(impl):
+    _, weights = impl.MultiHeadAttention(8, 2)(torch.randn(2, 3, 8))
+    assert torch.allclose(weights.sum(-1), torch.ones(2, 2, 3)), "time"
+
+
+def test_decoder_in_float64(impl):
+    layer = impl.DecoderLayer(8, 2, 16).eval().to(torch.float64)
+    x, m = torch.randn(1, 4, 8, dtype=torch.float64), torch.randn(1, 3, 8, dtype=torch.float64)
+    y = layer(x, m)
+    x2 = x.clone()
+    x2[:, -1] += 1
+    assert y.dtype == torch.float64 and torch.allclose(layer(x2, m)[:, :-1], y[:, :-1])
+'''
+
+
+def test_a_float64_layer_and_the_word_time_in_a_message_are_honest_through_the_grader(tmp_path):
+    """Fourth reading B: `.to(torch.float64)` failed on the correct implementation ("cannot pass a dtype"), and
+    "time" as an assert's message zeroed the question and flagged the student. With the reference suite, full
+    marks and no flag."""
+    lists = REFERENCE_LISTS | {"q3": REFERENCE_LISTS["q3"][:-1] + ", test_mha_word_time_in_message]",
+                               "q4": REFERENCE_LISTS["q4"][:-1] + ", test_decoder_in_float64]"}
+    result = graded(tmp_path, reference_code() + "\n" + HONEST_TOO, lists)
+    assert scores(result) == dict.fromkeys(QUESTIONS, 3.0), outputs(result)
+    assert result.flags == []

@@ -11,7 +11,7 @@ mask, cache)), DecoderLayer(d_model, num_heads, d_ff)(x, memory, memory_mask) an
 (subject.py; `build(None)` is the correct one, `build("no_scale")` a mutant). A test never holds one:
 each is built in a process of its own (server.py, started by server_link.py) and the test's `impl` is a
 stand_in.Implementation proxy, the same for every implementation; each run starts from the same globals.
-`practice(bug)` hands the notebook one such proxy to try tests on.
+`practice(bug)` (practice.py) hands the notebook one such proxy to try tests on; it answers nothing while a check runs.
 mutants.py lists the mutants by question and category (public: students may practise on them; a test
 cannot tell which one runs), variants.py holds their code; checks.py holds the graded check `check_tests(tests, question=...)`;
 mutation.py grades a question's tests against them; review.py refuses tests that pry at which
@@ -24,7 +24,7 @@ from anatomy.homework.attention_tests.checks import PartialCredit
 from anatomy.homework.messages import language_of, say
 from anatomy.homework.attention_tests.mutants import MUTANTS, QUESTIONS
 from anatomy.homework.attention_tests.mutation import Graded, grade_question, in_process
-from anatomy.homework.attention_tests.server_link import practice
+from anatomy.homework.attention_tests.practice import practice
 from anatomy.homework.attention_tests.subject import build
 
 check_tests = graded(checks.knowing_modules(checks.check_tests))  # its review knows the tests' modules

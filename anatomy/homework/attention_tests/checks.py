@@ -20,6 +20,7 @@ from typing import Any, Callable, Iterable
 from anatomy.homework.attention_tests import review, server_link, stand_in, state
 from anatomy.homework.attention_tests.mutation import TEST_SECONDS, grade_question, in_process
 from anatomy.homework.attention_tests.mutants import QUESTIONS
+from anatomy.homework.attention_tests.practice import checking
 from anatomy.homework.feedback import Feedback
 from anatomy.homework.messages import Together, current, say
 
@@ -93,15 +94,15 @@ def runner(named: dict[str, Any], seed: int = 0) -> Callable[[str, str | None, f
     def in_child(name: str, bug: str | None, seconds: float) -> str | None:
         server.build(bug, seed)
         session.child.relay = server.relay  # the child's test asks; the grader forwards a test's requests only
-        try:
-            session.send("call", of=stand_in.run_in_child, args=[named[name], start, seed], kwargs={}, timeout=seconds)
+        try:  # the run in a fork of the child (trial.py): None, or why the test failed
+            why = session.send("call", of=stand_in.run_in_child, args=[named[name], start, seed], kwargs={}, timeout=seconds)
         except Feedback:  # a refused library call: the grader's own words
             raise
-        except Exception as error:  # what the test raised in the child (ChildFailed is not an Exception here)
+        except Exception as error:  # what the child raised (ChildFailed is not an Exception here)
             return f"{type(error).__name__}: {str(error)[:200]}"
         finally:
             session.child.relay = None
-        return None
+        return None if why is None else str(why)[:300]
     return in_child
 
 
@@ -116,7 +117,9 @@ def check_tests(tests: Any, question: str = "q1", seed: int = 0, language: str |
     try:
         run = runner(named, seed)
     except state.StateKept as kept:  # here, or in the grader's child (snapshot_in_child names it)
-        raise PartialCredit(Together(say("state_kept", language, name=repr(kept.args[0]), kind=kept.args[1])), 0.0) from None
-    graded = grade_question(question, list(named), run, language, source=sources(named), test_seconds=test_seconds)
+        key = "practice_global" if kept.args[1] == stand_in.Implementation.__name__ else "state_kept"  # hw.practice(...)
+        raise PartialCredit(Together(say(key, language, name=repr(kept.args[0]), kind=kept.args[1])), 0.0) from None
+    with checking(language):  # the notebook's practice objects answer nothing meanwhile
+        graded = grade_question(question, list(named), run, language, source=sources(named), test_seconds=test_seconds)
     if graded.share < 1.0 or len(graded.lines) > 1:
         raise PartialCredit(Together(*graded.lines, sep="\n"), graded.share)  # a line each, worded by say(key, language)

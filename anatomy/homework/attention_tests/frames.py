@@ -2,7 +2,7 @@
 notebook 19_homework_attention_tests: JSON plus a safetensors blob, so that reading one runs no code (no pickle).
 
 `to_data(value, tensors, handle)` turns what a call returns or takes into JSON-able data: None, bools,
-numbers, strings, lists, tuples, dicts, tensors (copied into `tensors`, detached, on the CPU); anything
+numbers, strings, lists, tuples, dicts, dtypes, devices, tensors (copied into `tensors`, detached, on the CPU); anything
 else becomes `handle(value)` ({"t": "handle", "id": n}). `from_data` undoes it. A frame (`pack`, `read_frame`)
 is b"HW3F", the JSON and blob lengths (8 bytes each), the JSON, the blob. In the grader the same message
 dicts and tensors travel inside the grader's own frames (anatomy_grading.wire) between child and parent.
@@ -32,6 +32,10 @@ def to_data(value: Any, tensors: dict[str, torch.Tensor], handle: Callable[[Any]
         return {"t": "tuple" if isinstance(value, tuple) else "list", "v": [again(v) for v in value]}
     if isinstance(value, dict):  # a state_dict
         return {"t": "dict", "v": [[again(k), again(v)] for k, v in value.items()]}
+    if isinstance(value, torch.dtype):  # layer.to(torch.float64), torch.zeros(2, dtype=...) inside
+        return {"t": "dtype", "v": str(value).removeprefix("torch.")}
+    if isinstance(value, torch.device):
+        return {"t": "device", "v": str(value)}
     return handle(value)
 
 
@@ -49,6 +53,13 @@ def from_data(data: Any, tensors: dict[str, torch.Tensor], handle: Callable[[dic
         return tuple(items) if data["t"] == "tuple" else items
     if data.get("t") == "dict":
         return {again(k): again(v) for k, v in data["v"]}
+    if data.get("t") == "dtype":
+        dtype = getattr(torch, str(data["v"]), None)
+        if not isinstance(dtype, torch.dtype):
+            raise TypeError(f"not a dtype: {str(data['v'])[:40]}")
+        return dtype
+    if data.get("t") == "device":
+        return torch.device(str(data["v"])[:40])
     return handle(data)
 
 

@@ -14,23 +14,16 @@ from __future__ import annotations
 
 import math
 import random
-import signal
 import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-import torch
-
 from anatomy.homework.messages import say
 from anatomy.homework.attention_tests.mutants import MUTANTS, Mutant
 from anatomy.homework.attention_tests.review import forbidden
-from anatomy.homework.attention_tests import server_link, stand_in, state
+from anatomy.homework.attention_tests import server_link, stand_in, state, trial
 
 TEST_SECONDS, QUESTION_SECONDS, MAX_TESTS, EQUIVALENT_COST = 10.0, 40.0, 25, 0.25  # wall-clock seconds: a loaded 2-core machine must not time out an honest test
-
-
-class TestTimeout(BaseException):  # not an Exception: a test's `except Exception` cannot swallow it
-    pass
 
 
 @dataclass
@@ -41,36 +34,19 @@ class Graded:
     survivors: list[str] = field(default_factory=list)  # mutant names, for the instructor's log only
 
 
-def run_one(test: Callable, impl: object, seconds: float, seed: int = 0) -> str | None:
-    """None when `test(impl)` passes; else why it failed ("timeout" when it ran past `seconds`)."""
-    def expire(*_):
-        raise TestTimeout()
-    torch.manual_seed(seed)
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        test(impl)
-        return None
-    except TestTimeout:
-        return "timeout"
-    except Exception as error:  # an assertion or a crash: the test failed on this implementation
-        return f"{type(error).__name__}: {str(error)[:200]}"
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-
-
 def in_process(tests: dict[str, Callable], test_seconds: float = TEST_SECONDS,
                seed: int = 0) -> Callable[[str, str | None, float], str | None]:
     """A `run(test name, bug, seconds)` for grade_question that runs the tests here (the notebook's
-    formative check; the trusted grader runs them in its child instead) and each implementation in the
-    server's process, every run from the same state (state.py). StateKept when that cannot be."""
+    formative check; the trusted grader runs them in its child instead), each run in a fork of this process
+    (trial.py), and each implementation in the server's process, every run from the same state (state.py).
+    StateKept when that cannot be. A fork killed mid-request leaves the server's pipe in between frames:
+    it is closed, and the next build starts a fresh one."""
     server, start = server_link.shared(), state.snapshot(list(tests.values()))
 
     def run(name: str, bug: str | None, seconds: float) -> str | None:
         server.build(bug, seed)
-        return run_one(lambda _: stand_in.run_test(tests[name], server.ask, start, seed), None,
-                       min(seconds, test_seconds), seed)
+        return trial.isolated(lambda: stand_in.run_test(tests[name], server.ask, start, seed),
+                              min(seconds, test_seconds), server.close)
     return run
 
 

@@ -2,7 +2,8 @@
 same rules, plan.SUITE, to the notebook's answer cells): look at *which* implementation runs (source, identity,
 private or dunder state, timing, call counts, state kept between runs, the homework's module `hw`) or reach
 outside the test (files, processes), also through another module (torch.os) or a string naming a private
-attribute or such a module ("{0._x}".format(obj), attrgetter("_x"), attrgetter("os")). Names the code binds
+attribute or (where the source turns strings into attributes or modules: REACH) such a module ("{0._x}".format(obj),
+attrgetter("_x"), attrgetter("os"); a bare "time" as an assert's message is a word). Names the code binds
 itself are its own (`for time in range(T)`). Modules (torch.add(x, 0) is arithmetic, not a kept container): the
 source's imports, the check cell's tests' module (checks.knowing_modules), the grader's notebook (`imported_modules`).
 A refusal names (a key of KEYS, its fields), worded by its caller in the student's language: only the standard
@@ -31,6 +32,8 @@ MODULES = {"inspect", "dis", "gc", "sys", "time", "timeit", "importlib", "builti
            "threading", "signal", "urllib", "requests", "pty"}  # the modules of DETECT and OUTSIDE
 HOMEWORK = ("anatomy.homework", "anatomy_grading")  # the homework's module (`hw`): a test in the grader has none
 FIELD = re.compile(r"\{[^{}]*?\.(_\w+)")  # a format field reading a private attribute: "{0._x}", "{0.__closure__}"
+REACH = {"getattr", "hasattr", "attrgetter", "methodcaller", "import_module", "__import__", "resolve_name", "find_spec",
+         "get_submodule"}  # what turns a string into an attribute or a module: only then is "os" in a string one
 KEYS = ("seen_code", "seen_private", "seen_private_string", "seen_module_string", "seen_state", "seen_homework", "seen_syntax")
 KNOWN: contextvars.ContextVar[dict[str, str]] = contextvars.ContextVar("modules", default={})  # checks.knowing_modules
 
@@ -46,11 +49,12 @@ def imported_modules(tree: ast.AST) -> dict[str, str]:
     return found
 
 
-def private_path(text: str) -> str | None:
-    """The private name or module of MODULES a string reads as an attribute path ("{0._x}", "a.__closure__", "os")."""
+def private_path(text: str, modules: bool = True) -> str | None:
+    """The private name, or module of MODULES (when `modules`), a string reads as an attribute path ("{0._x}",
+    "a.__closure__", "os")."""
     names = FIELD.findall(text)
     if not names and re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", text):
-        names = [part for part in text.split(".") if (part.startswith("_") and len(part) > 1) or part in MODULES]
+        names = [part for part in text.split(".") if (part.startswith("_") and len(part) > 1) or (modules and part in MODULES)]
     return next((name for name in names if name not in DUNDERS), None)
 
 
@@ -73,6 +77,9 @@ def forbidden(source: str, modules: dict[str, str] | None = None) -> list[tuple[
     homework = {n for n, m in imported.items() if m.startswith(HOMEWORK)} | ({"hw"} - set(imported) - bound)
     inside = {id(n) for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
               for n in ast.walk(f)}  # hw is refused in tests and their helpers (a notebook cell may practise with it)
+
+    reaches = any(isinstance(n, ast.Name) and n.id in REACH or isinstance(n, ast.Attribute) and n.attr in REACH
+                  for n in ast.walk(tree))  # else "time" is just a word (an assert's message)
 
     def note(name: str, code: str, node: ast.AST) -> None:
         parts, what = name.split("."), ("seen_code", {"code": code})  # torch.os: its first part naming a module
@@ -106,7 +113,7 @@ def forbidden(source: str, modules: dict[str, str] | None = None) -> list[tuple[
                 found.append((("seen_code", {"code": f"`.{node.attr}`"}), ATTRIBUTES[node.attr]))
             elif isinstance(node.ctx, (ast.Store, ast.Del)) and root_of(node) in imported:  # torch.seen = []
                 found.append((("seen_state", {"code": ast.unparse(node)[:60]}), "why_detect"))
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and (name := private_path(node.value)):
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and (name := private_path(node.value, reaches)):
             found.append((("seen_module_string" if name in MODULES else "seen_private_string",
                            {"attr": name, "text": repr(node.value[:40])}), "why_detect"))
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):

@@ -1,7 +1,7 @@
 """The runner's end of the process that holds the implementation under test (server.py), homework 3
 (notebook 19_homework_attention_tests).
 
-`shared()` is this process's Server, started on first use (`practice(bug)`: one of its own, for the notebook): in the notebook's check cells the tests call it
+`shared()` is this process's Server, started on first use (practice.py: one of its own, for the notebook): in the notebook's check cells the tests call it
 directly (stand_in.Implementation's link is `server.ask`), in the trusted grader the parent holds it and
 relays what the child's tests ask (`relay`, which forwards only the ops a test may ask). `build(bug, seed)`
 before each run. A request that runs past its deadline, is interrupted (a test's time limit) or finds the
@@ -38,8 +38,13 @@ def limited() -> None:  # the server's own limits: a test's huge input costs its
 class Server:
     def __init__(self) -> None:
         self.process: subprocess.Popen | None = None
+        self.owner = os.getpid()  # in a fork of it (trial.py) poll() cannot see the process: a dead one reads as EOF
+
+    def stopped(self) -> bool:
+        return self.process is None or (os.getpid() == self.owner and self.process.poll() is not None)
 
     def start(self) -> None:
+        self.owner = os.getpid()
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
                "LANG": "C.UTF-8", "HOME": os.environ.get("HOME", "/nonexistent")}
         self.process = subprocess.Popen([sys.executable, "-I", "-m", "anatomy.homework.attention_tests.server"],
@@ -48,7 +53,7 @@ class Server:
 
     def request(self, message: dict, tensors: dict, deadline: float = math.inf) -> tuple[dict, dict]:
         """Send one frame, read its reply by `deadline` (time.monotonic()); ServerFailed otherwise."""
-        if self.process is None or self.process.poll() is not None:
+        if self.stopped():
             self.close()
             raise ServerFailed("stopped")
         done = False
@@ -126,13 +131,3 @@ def shared() -> Server:
         _SHARED.append(Server())
         atexit.register(_SHARED[0].close)
     return _SHARED[0]
-
-
-def practice(bug: str | None = None, seed: int = 0) -> Any:
-    """The implementation `bug` (None: the correct one) as a test receives it, in a process of its own (not
-    the one the check cells rebuild before each run), for trying tests in the notebook: `hw.practice(None)`."""
-    from anatomy.homework.attention_tests.stand_in import Implementation, Link
-    server = Server()
-    atexit.register(server.close)
-    server.build(bug, seed)
-    return Implementation(0, Link(server.ask))

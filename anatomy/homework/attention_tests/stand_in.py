@@ -8,13 +8,15 @@ objects as further proxies numbered in the order the run meets them. `Link` spea
 notebook its `ask` is the server's, in the grader's child it is the child's channel to the grader, which
 forwards only a test's requests.
 
-Each run starts from the same state (state.py), so nothing a test keeps can tell one run from another:
-`run_test` puts fresh copies of the globals the tests read back and seeds torch, random and numpy first. Sent to the grader's child as source
-with frames.py (plan.py): they import only torch, safetensors and the standard library.
+Each run starts from the same state, so nothing a test keeps can tell one run from another: every run
+happens in a fork of its own (trial.py) that ends with it, and `run_test` puts fresh copies of the globals
+the tests read back (state.py) and seeds torch, random and numpy first. Sent to the grader's child as source
+with frames.py, state.py and trial.py (plan.py): they import only torch, safetensors and the standard library.
 """
 from __future__ import annotations
 
 import builtins
+import os
 import random
 import sys
 from typing import Any, Callable
@@ -23,6 +25,7 @@ import torch
 
 from anatomy.homework.attention_tests.frames import from_data, to_data  # full names: in the child, substitutes
 from anatomy.homework.attention_tests.state import State
+from anatomy.homework.attention_tests.trial import isolated
 
 Ask = Callable[[dict, dict], tuple[dict, dict]]
 
@@ -81,7 +84,7 @@ class Link:
             if isinstance(item, Implementation) and object.__getattribute__(item, "_link") is self:
                 return {"t": "handle", "id": object.__getattribute__(item, "_number")}
             raise TypeError(f"cannot pass a {type(item).__name__} to the implementation under test: tensors, "
-                            "numbers, strings, lists, tuples, dicts and what it returned only")
+                            "numbers, strings, lists, tuples, dicts, dtypes, devices and what it returned only")
         message = {"op": op, "grad": torch.is_grad_enabled(), "of": outgoing(target)}
         message |= {k: v if k == "name" else to_data(v, tensors, outgoing) for k, v in fields.items()}
         reply, received = self.ask(message, tensors)
@@ -121,6 +124,8 @@ def run_test(test: Callable, ask: Ask, state: State, seed: int) -> None:
 CHANNEL: dict[str, Ask] = {}  # in the grader's child: "ask", its channel to the grader (child.prepare fills it)
 
 
-def run_in_child(test: Callable, state: State, seed: int) -> None:
-    """run_test in the grader's child: the requests go to the grader over the child's channel."""
-    run_test(test, CHANNEL["ask"], state, seed)
+def run_in_child(test: Callable, state: State, seed: int) -> str | None:
+    """run_test in a fork of the grader's child (trial.py): None when it passed, else why it failed. The
+    requests go to the grader over the child's channel; a fork that ended mid-request ends the child too
+    (its channel may hold half a frame), as a test that ended the child would."""
+    return isolated(lambda: run_test(test, CHANNEL["ask"], state, seed), None, lambda: os._exit(70))

@@ -38,10 +38,18 @@ MESSAGES: dict[str, dict[str, str]] = {
                  "ko": "이 문제에 테스트 함수(def test_...(impl))가 없으므로 0점입니다"},
     "too_many": {"en": "{count} tests for this question, more than the {limit} allowed, so it scores 0",
                  "ko": "이 문제의 테스트가 {count}개로 허용된 {limit}개보다 많으므로 0점입니다"},
-    "state_kept": {"en": "your tests read the global {name}, a {kind} whose state cannot be reset between runs "
-                         "(every run starts from the same globals), so this question scores 0: create it inside the test",
-                   "ko": "테스트가 읽는 전역 변수 {name}({kind})은 실행 사이에 상태를 되돌릴 수 없으므로(모든 실행은 같은 "
+    "state_kept": {"en": "your tests read the global {name}, an object of type {kind} whose state cannot be reset between "
+                         "runs (every run starts from the same globals), so this question scores 0: create it inside the test",
+                   "ko": "테스트가 읽는 전역 변수 {name}({kind} 객체)는 실행 사이에 상태를 되돌릴 수 없으므로(모든 실행은 같은 "
                          "전역 상태에서 시작합니다) 이 문제는 0점입니다. 테스트 안에서 만드세요"},
+    "practice_global": {"en": "your tests read the global {name}, the notebook's practice object (hw.practice(...)), so "
+                              "this question scores 0: a test uses only its parameter `impl`, the implementation under test",
+                        "ko": "테스트가 전역 변수 {name}을(를) 읽는데, 이것은 노트북의 연습용 객체(hw.practice(...))이므로 이 "
+                              "문제는 0점입니다. 테스트는 매개변수 `impl`(테스트 대상 구현)만 써야 합니다"},
+    "practice_in_check": {"en": "the notebook's practice object (hw.practice(...)) answers nothing while a check runs: "
+                                "a test uses only its parameter `impl`, never the practice object",
+                          "ko": "확인이 실행되는 동안 노트북의 연습용 객체(hw.practice(...))는 아무것도 답하지 않습니다. "
+                                "테스트는 매개변수 `impl`만 쓰고, 연습용 객체는 쓰지 않습니다"},
     "timeout": {"en": "your test {test} ran past its limit of {seconds:g} s, so this question scores 0",
                 "ko": "{test} 테스트가 제한 시간 {seconds:g}초를 넘겼으므로 이 문제는 0점입니다"},
     "question_budget": {"en": "this question's tests ran past {seconds:g} s in all, so it scores 0",

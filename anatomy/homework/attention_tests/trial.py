@@ -1,0 +1,85 @@
+"""Each trial of a homework-3 test (one test against one implementation) in a process of its own, for
+notebook 19_homework_attention_tests.
+
+`isolated(run, seconds, lost)` forks this process, calls `run()` in the fork and reads back one line: None
+when it returned, else "Type: message" of what it raised ("timeout" past `seconds`). The fork ends after the
+trial, so nothing the test changes (a global, a default argument, a closure, an attribute of a class, an
+object or a module, an lru_cache) reaches the next trial: every trial starts from the state the process had
+before the first. `lost()` runs when the fork ended without its line (killed at its time limit, crashed):
+the link it spoke over may hold half a request. Sent to the grader's child as source (plan.py): standard
+library only; the child's tripwires allow os.fork from `isolated` alone.
+"""
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import sys
+import time
+from typing import Callable
+
+
+def report(write_end: int, run: Callable[[], None]) -> None:
+    """In the fork: run the trial, write its line, end the process (never returns)."""
+    try:
+        run()
+        line = {"why": None}
+    except BaseException as error:  # a test's failure, also SystemExit or KeyboardInterrupt
+        line = {"why": f"{type(error).__name__}: {str(error)[:200]}"}
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:
+            pass
+    data = json.dumps(line).encode()
+    while data:
+        data = data[os.write(write_end, data):]
+    os._exit(0)
+
+
+def isolated(run: Callable[[], None], seconds: float | None, lost: Callable[[], None]) -> str | None:
+    """`run()` in a fork of this process: None when it returned, else why it failed; see the module."""
+    for stream in (sys.stdout, sys.stderr):  # what was printed before must not be printed twice
+        try:
+            stream.flush()
+        except Exception:
+            pass
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_end)
+        try:
+            report(write_end, run)
+        finally:
+            os._exit(1)
+    os.close(write_end)
+    data, ended, deadline = b"", False, None if seconds is None else time.monotonic() + seconds
+    try:
+        while True:
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and (left <= 0 or not select.select([read_end], [], [], left)[0]):
+                return "timeout"
+            chunk = os.read(read_end, 1 << 16)
+            if not chunk:
+                break
+            data += chunk
+        os.waitpid(pid, 0)
+        ended = True
+        try:
+            return json.loads(data)["why"]
+        except (ValueError, KeyError, TypeError):
+            return "RuntimeError: the test ended its own process"
+    finally:
+        os.close(read_end)
+        if not ended:  # its time ran out, or the wait was interrupted: the fork ends now
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            os.waitpid(pid, 0)
+        if not ended or not data:
+            lost()
+
+
+FORKING = (isolated,)  # the grader's child lets these fork (anatomy_grading.tripwires.allow_fork)
