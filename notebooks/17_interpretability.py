@@ -370,7 +370,7 @@ assert path_gains["k"] < 0.5 * gain < min(path_gains["q"], path_gains["v"])  # t
 # seed: in one run on this machine (2026-11-26; seed 0's scores also held under `make test-portable`), seeds
 # 0–4 all gave a head below 0.1, but only seeds 0 and 4 one that clear of the next; whether seed 4's control
 # also passes the asserts below was not checked. The cell tries up to five seeds (about 30 s each) and prints the one it used; if none has such a head,
-# it stops with an error that prints every seed's scores (if a seed's control failed an assert below, the
+# it stops with an error that prints the scores of every seed (if the control of a seed failed an assert below, the
 # cell would stop at that assert instead).
 
 # %%
