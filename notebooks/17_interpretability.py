@@ -404,8 +404,8 @@ assert induction_heads_8 and local_8[control_head] > 0.5  # both kinds, in the s
 assert local_8[control_head] > local_8[induction_heads_8].mean()  # the control looks nearer than the induction heads
 
 # %% [markdown]
-# Layer 1 now holds both kinds of head: induction heads (score above 0.4); the control, with no more
-# induction than chance, whose weight lies mostly on the current and the previous character (local score
+# Layer 1 now holds both kinds of head: induction heads (score above 0.4); the control, whose induction
+# score is below 0.1 (about twice what even attention scores, as the rule above asks), whose weight lies mostly on the current and the previous character (local score
 # above 0.5, and above the induction heads' mean; the asserts check both); and heads in between, which do
 # some of each. Now the test the first model could not give: remove the control, or as many (one) of the
 # strongest induction heads, and compare each with the intact model and the two with each other. The
@@ -451,17 +451,20 @@ by_gain = comparisons[control_off, induction_off, "gain"]
 by_english = comparisons[control_off, induction_off, "English loss"]
 assert keep.mean - keep.half_width > -0.1 * gain_8  # without the control, nine tenths of the gain or more: the whole interval
 assert english_rise.shown and english_rise.mean > 0  # and the English loss rises
-assert drop.shown and drop.mean < -0.1 * gain_8  # without the strongest induction head the gain falls, by a tenth or more
+assert drop.mean + drop.half_width < -0.1 * gain_8  # without the strongest induction head the gain falls by more than a tenth: the whole interval
 assert abs(english_induction.mean) + english_induction.half_width < 0.25 * english_rise.mean  # English barely moves
-assert by_gain.shown and by_gain.mean < -0.1 * gain_8  # the two arms against each other: the induction head matters more
+assert by_gain.mean + by_gain.half_width < -0.1 * gain_8  # the two arms against each other, the whole interval: the induction head matters more
 assert by_english.shown and by_english.mean < 0  # and English needs the control more than that induction head
 assert sum(row_gains[all_but]) / 256 < 0.25 * gain_8  # the control alone keeps little of it
 
 # %% [markdown]
 # The first four interval lines compare each arm with the intact model. Removing the control keeps at least
 # nine tenths of the in-context gain (the whole interval of the change lies above minus a tenth of the gain)
-# and raises the English loss (its interval excludes 0). Removing the strongest induction head lowers the
-# gain by a tenth or more (its interval excludes 0) and barely moves the English loss: its whole interval
+# and raises the English loss (its interval excludes 0). In this run the gain is even slightly higher without
+# the control (+0.02 nats, an interval that excludes 0, far inside the tenth allowed): a gain is a difference
+# of two losses, the first copy's minus the repeat's, and this notebook does not take that small change apart.
+# Removing the strongest induction head lowers the gain by more than a tenth (the whole interval of the change
+# lies below minus a tenth of the gain) and barely moves the English loss: its whole interval
 # lies within a quarter of the rise that removing the control causes (in this run it contains 0, which shows
 # no difference). The last two lines compare the two arms with each other; both intervals exclude 0. The
 # asserts check all of it. So, in this run, a layer-1 head with an induction score below 0.1 that looks mostly
@@ -731,3 +734,12 @@ except ValueError as error:
 # %%
 assert not any(module._forward_hooks or module._forward_pre_hooks for module in translator.modules())
 print("no hook left on the translator")
+
+# %% [markdown]
+# **Maintainer check: the control section on another machine.** Section 2's control depends on its seed and
+# on the float path. On 2026-11-26 its cells ran as a script on a second machine (a 16-core Intel Xeon,
+# Python 3.12 with its own docstrings as the English text, torch 2.11), seeds 0–4 each on 2 threads. There
+# section 2's rule accepted seeds 2 and 3, not 0 (its lowest head was too close to the next), so section 2's
+# cell would use seed 2; and with the lowest layer-1 head of each seed as the control, every assert of the section held
+# for all five seeds. It is one run on one other machine, not a guarantee: on a machine where no seed qualifies, that cell
+# stops with an error that prints the scores of every seed.
