@@ -41,8 +41,13 @@ if [ -n "$uv" ]; then
     done
     index=$(setting index-url | tail -n 1)
     [ -n "${PIP_INDEX_URL:-$index}" ] && options+=(--index-url "${PIP_INDEX_URL:-$index}")
-    # --link-mode=copy: the cache may lie on another file system than the venv (uv would warn and copy anyway).
-    "$uv" pip install --quiet --python "$python" --no-deps --index-strategy unsafe-best-match --link-mode=copy \
+    # Hard links from uv's cache (uv's own default on Linux) where the cache and the venv share a file system:
+    # no 2 GB copy (make bench-install). Elsewhere copies, which uv would fall back to anyway, with a warning.
+    device() { stat -c %d "$1" 2>/dev/null || stat -f %d "$1"; }  # GNU stat, else BSD/macOS stat
+    cache=$("$uv" cache dir 2>/dev/null || true)
+    link=copy
+    if [ -n "$cache" ] && mkdir -p "$cache" && [ "$(device "$cache")" = "$(device "$venv")" ]; then link=hardlink; fi
+    "$uv" pip install --quiet --python "$python" --no-deps --index-strategy unsafe-best-match --link-mode=$link \
         "${options[@]}" -r requirements.lock
     "$uv" pip install --quiet --python "$python" --no-deps -e .
 else
