@@ -276,7 +276,7 @@ char-gpt: install
 	$(PY) -m tools.train_char_gpt
 
 # Notebook 20's base model: a character GPT pre-trained on the docstrings, the training reviews and the Korean
-# training text (about 4.5 minutes on two cores), shipped in anatomy/data/base_gpt with the record of its
+# training text (about 4 minutes on two cores), shipped in anatomy/data/base_gpt with the record of its
 # held-out losses (tests/test_base_gpt.py reproduces them). Then: make notebooks/20_instruction_tuning.executed
 base-gpt: install
 	$(PY) -m tools.train_base_gpt
