@@ -24,19 +24,22 @@
 # Direct preference optimisation (DPO, Rafailov et al. 2023) learns from the preference pairs directly,
 # and low-rank adapters (LoRA, Hu et al. 2021) make either step cheap. This notebook builds each piece
 # with the series' own GPT (notebook 11) and checks it against the library practitioners use:
-# `transformers`' chat templates, `trl`'s SFT and DPO trainers and `peft`'s LoRA. The models here are tiny
-# and random, because the point is the computation: training them on instruction tasks is not part of
-# this notebook. Read it after 11 and 15.
+# `transformers`' chat templates, `trl`'s SFT and DPO trainers and `peft`'s LoRA. Section 3 loads the base
+# model the series pre-trained for this (`make base-gpt`) and shows what it does with an instruction before
+# any tuning. The comparisons with the libraries use tiny random models, because there the point is the
+# computation; tuning the base model is not yet part of this notebook. Read it after 11 and 15.
 #
 # ## Learning objectives
 # 1. Turn a conversation into one token sequence with a chat template (roles, special tokens, an end-of-turn
 #    token), equal token for token to `tokenizer.apply_chat_template` with the same Jinja template.
-# 2. Compute the SFT loss on the assistant's tokens only (labels −100 elsewhere), equal to `trl`'s
+# 2. Load a pre-trained base model and show, with held-out exact match per task, that before any tuning it
+#    continues text and does not answer; say how the chat template's tokens fit its vocabulary.
+# 3. Compute the SFT loss on the assistant's tokens only (labels −100 elsewhere), equal to `trl`'s
 #    `SFTTrainer` with `assistant_only_loss=True`.
-# 3. Add LoRA to named linear layers of our GPT, count what trains, merge and unmerge, equal to `peft`.
-# 4. Compute the DPO loss, its implicit rewards and its gradients, equal to `trl`'s `DPOTrainer`, and say
+# 4. Add LoRA to named linear layers of our GPT, count what trains, merge and unmerge, equal to `peft`.
+# 5. Compute the DPO loss, its implicit rewards and its gradients, equal to `trl`'s `DPOTrainer`, and say
 #    why the reference model stays frozen.
-# 5. Generate instruction data with exact answers and held-out splits that never meet training.
+# 6. Generate instruction data with exact answers and held-out splits that never meet training.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -68,8 +71,9 @@ from peft import LoraConfig, get_peft_model
 from transformers import GPT2Config, GPT2LMHeadModel
 from trl import DPOConfig, DPOTrainer, SFTConfig, SFTTrainer
 
-from anatomy.alignment import (CHAT_TEMPLATE, END_OF_TURN, SPECIAL_TOKENS, LoRALinear, add_lora, chat, chat_batch,
-                               encode_chat, frozen_reference, merge_lora, preference_loss, render_chat, sft_labels,
+from anatomy.alignment import (CHAT_TEMPLATE, END_OF_TURN, RESERVED, SOURCES, SPECIAL_TOKENS, LoRALinear, add_lora, answer,
+                               chat, chat_batch, encode_chat, exact_match, frozen_reference, held_out_losses,
+                               held_out_tasks, load_base_gpt, merge_lora, preference_loss, render_chat, sft_labels,
                                sft_loss, task_examples, unmerge_lora)
 from anatomy.tokenizers.bpe import ByteLevelBPE
 from anatomy.tokenizers.bpe_reference import hf_fast_tokenizer
@@ -83,7 +87,7 @@ datasets.disable_progress_bars()  # trl tokenizes with datasets.map, which draws
 # its held-out days), a string of letters reversed, a letter counted. That is enough to teach the
 # mechanism: every answer can be checked exactly, and the held-out split never meets training, so a
 # held-out score would measure following the instruction, not memory. Each example also carries a
-# plausible wrong answer (a neighbouring day, the string not reversed, a count off by one): section 5's
+# plausible wrong answer (a neighbouring day, the string not reversed, a count off by one): section 6's
 # preference pairs. A real assistant is tuned on human-written conversations; the mechanics are the same.
 
 # %%
@@ -131,7 +135,73 @@ print(f"{len(conversations)} conversations, with and without the generation prom
       "ids and assistant masks equal apply_chat_template's")
 
 # %% [markdown]
-# ## 3. Supervised fine-tuning: the loss on the assistant's tokens
+# ## 3. The base model, before any tuning
+# Tuning needs a model that has already learned some language. `make base-gpt` pre-trains one
+# (tools/train_base_gpt.py, a few minutes on two cores) and ships it in `anatomy/data/base_gpt`: notebook
+# 11's GPT with four layers of width 128 and a context of 192 tokens, trained to predict the next character
+# of three offline texts: the standard library's docstrings (11), 09's training reviews and the training
+# part of 15's Korean text, each with a held-out part it never read. It reads characters rather than 15's
+# BPE because the tasks reverse and count letters (a BPE token would hide several letters in one id) and
+# write Korean dates. The chat template's tokens fit in as *reserved ids*: ids 0 to 5 are `<|pad|>`,
+# `<|unk|>` (for a character none of the texts had) and the template's `<|system|>`, `<|user|>`,
+# `<|assistant|>` and `<|end|>`; the characters start at id 6. `encode` turns a reserved token written in
+# the text into its one id, and no plain text encodes to one, so pre-training never showed the model a
+# turn begin or end.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+# not compared: the held-out losses of a model trained on one CPU (another CPU moves the last digits); asserted below
+base, char_tokenizer, pretraining = load_base_gpt()
+print(f"{sum(p.numel() for p in base.parameters()):,} parameters; {char_tokenizer.vocab_size} ids: "
+      f"{len(RESERVED)} reserved, then {len(char_tokenizer.characters)} characters")
+print(f"pre-trained for {pretraining['steps']} steps of {pretraining['batch_size']} windows of "
+      f"{base.config.max_position_embeddings} characters")
+losses = held_out_losses(base, char_tokenizer)
+for name in SOURCES:
+    print(f"{name:10} held-out loss {losses[name]:.2f} nats per character, unigram baseline "
+          f"{pretraining['unigram_loss'][name]:.2f}")
+    assert losses[name] < pretraining["unigram_loss"][name] - 0.5  # it has learned more than letter frequencies
+rendered = render_chat(chat("Reverse the letters: abc", "cba"))
+print(rendered, "->", char_tokenizer.encode(rendered))
+
+# %% [markdown]
+# Now the instructions. Each held-out prompt of section 1's tasks (and of a fourth, a test review's sentiment
+# in one word, from 09's test split) becomes one user turn rendered with the template and the generation
+# prompt `<|assistant|>`, as an assistant would receive it; the model writes greedily until it writes
+# `<|end|>` or has written `max_new_tokens` tokens (`answer`):
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+# not compared: text written by a model trained on one CPU (another CPU writes other text)
+held_out = held_out_tasks(50, seed=0)
+for task, examples in held_out.items():
+    prompt, right, _ = examples[0]
+    written = answer(base, char_tokenizer, [prompt], max_new_tokens=40)[0]
+    print(f"{task}: {prompt!r}\n    right answer {right!r}\n    the base model wrote {written!r}")
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+# not compared: what a model trained on one CPU writes; asserted: exact match at most 0.05 on every task
+print(f"{'task':10} {'prompts':>7} {'exact match':>11} {'ended its turn':>14}")
+for task, examples in held_out.items():
+    answers = answer(base, char_tokenizer, [prompt for prompt, _, _ in examples], max_new_tokens=24)
+    ended = sum(len(char_tokenizer.encode(text)) < 24 for text in answers) / len(answers)  # wrote <|end|> early
+    score = exact_match(answers, [right for _, right, _ in examples])
+    print(f"{task:10} {len(examples):7} {score:11.2f} {ended:14.2f}")
+    assert score <= 0.05 and ended <= 0.1
+
+# %% [markdown]
+# Here the base model answered none of the held-out prompts exactly and ended none of its turns (the asserts
+# allow at most 5 % and 10 % per task, for another CPU's weights). It does what pre-training taught it:
+# it writes the next likely characters, here English-looking words such as "is", "and" and "the", repeated,
+# as a small model decoding greedily does, whatever the instruction asks. It continues text; it does not
+# answer. Nothing in its training marked `<|assistant|>` as the place where an answer begins, and
+# `<|end|>` was never a target, so it cannot know when to stop (exercise 4 measures how unlikely it finds
+# `<|end|>`). Teaching both, the answers and the stop, is the job of SFT on the assistant's tokens, whose
+# loss the next section builds and checks; this notebook does not yet run it on the base model.
+
+# %% [markdown]
+# ## 4. Supervised fine-tuning: the loss on the assistant's tokens
 # SFT is next-token prediction on conversations, with one change: the prompt is given, not predicted. Its
 # labels are −100, the index PyTorch's cross-entropy ignores, so the mean runs over the assistant's tokens
 # alone. `trl` has no loss function of its own to call: its loss lives in `SFTTrainer.compute_loss`. So
@@ -179,7 +249,7 @@ print(f"the every-token loss averages over {predicted} predicted positions, {pre
 # With the loss on every token, most of the gradient (here from 40 of the 58 predicted positions) would teach the
 # model to write prompts, which it is given anyway.
 #
-# ## 4. LoRA: a trainable low-rank update on a frozen layer
+# ## 5. LoRA: a trainable low-rank update on a frozen layer
 # Full fine-tuning trains every weight and keeps two Adam moments for each. LoRA freezes a linear
 # layer W (O × I) and learns an update of rank r instead: `W x + (alpha / r) B A x`, with A (r × I) random
 # and B (O × r) zero at the start, so the wrapped model first computes exactly what it did. Only A and B
@@ -237,7 +307,7 @@ print("outputs with the adapter, trainable parameters and merged weights equal p
       "merged outputs equal adapted ones; unmerged, the base weights are back (within 1e-12, float64)")
 
 # %% [markdown]
-# ## 5. DPO: learning from preferences without a reward model
+# ## 6. DPO: learning from preferences without a reward model
 # A preference pair holds one prompt and two answers, the chosen and the rejected. DPO (Rafailov et al.
 # 2023) gives the policy an *implicit reward* for an answer y to prompt x: β times how much more likely
 # the policy makes y than a frozen reference model does, `r = β (log π(y|x) − log π_ref(y|x))`. The loss
@@ -293,6 +363,9 @@ print("DPO loss, mean implicit rewards (chosen, rejected) and the embedding's gr
 # updated with the policy (caught by a two-step comparison with `trl`).
 #
 # ## Takeaways
+# - A pre-trained base model continues text: given a held-out instruction in the chat template it writes
+#   plausible characters, answers none exactly and never ends its turn. The template's tokens are reserved
+#   ids that no text encodes to, so pre-training never taught it what `<|assistant|>` asks or when to stop.
 # - A chat template turns roles and turns into one token sequence; its special tokens, not the text, mark
 #   who speaks, and the end-of-turn token teaches the model to stop. Ours equals `apply_chat_template`.
 # - SFT is next-token prediction with the prompt's labels set to −100: only the assistant's tokens are
@@ -311,15 +384,24 @@ print("DPO loss, mean implicit rewards (chosen, rejected) and the embedding's gr
 # 2. Count LoRA's trainable parameters on our GPT for r = 1, 2, 4, 8 on all four attention projections,
 #    and compare with the formula r (I + O) per layer.
 #    *Hint:* `add_lora(gpt_from_gpt2(hf_model), ["q_proj", "k_proj", "v_proj", "out_proj"], r, 2 * r)`.
-# 3. Compute the DPO loss of section 5 for β = 0.1, for β = 1 and for a β ten times smaller than 0.1, with
+# 3. Compute the DPO loss of section 6 for β = 0.1, for β = 1 and for a β ten times smaller than 0.1, with
 #    the same log-probabilities. How does β change the loss and the rewards, and why does the loss at β → 0
 #    approach ln 2?
 #    *Hint:* call `preference_loss(policy, reference, chosen, rejected, beta)` inside `torch.no_grad()`.
+# 4. Section 3's base model never ends its turn. Compute the probability it gives `<|end|>` as the next
+#    token right after the generation prompt of a held-out prompt, and right after that prompt followed by
+#    its right answer (where a tuned assistant would stop). Compare with 1 / V, a uniform guess. Why is it
+#    so small, and what must SFT's labels hold for the model to learn to stop?
+#    *Hint:* `ids = char_tokenizer.encode(render_chat(chat(prompt, right))[:-len(END_OF_TURN)])`, then
+#    `base(torch.tensor([ids])).logits[0, -1].softmax(-1)[char_tokenizer.token_to_id(END_OF_TURN)]`.
 #
 # ## Glossary · 용어집
 # | English | 한국어 |
 # |---|---|
 # | instruction tuning | 지시 튜닝 |
+# | base model | 기반 모델 |
+# | reserved id | 예약된 id |
+# | exact match | 완전 일치 |
 # | chat template | 채팅 템플릿 |
 # | end-of-turn token | 턴 종료 토큰 |
 # | supervised fine-tuning (SFT) | 지도 미세 조정 (SFT) |
@@ -331,6 +413,7 @@ print("DPO loss, mean implicit rewards (chosen, rejected) and the embedding's gr
 # | reference model | 참조 모델 |
 #
 # ## 핵심 요약
+# - 사전 학습한 기반 모델은 텍스트를 이어 쓴다. 채팅 템플릿에 담은 홀드아웃 지시를 받으면 그럴듯한 문자를 쓰지만, 어느 것에도 정확히 답하지 못하고 턴을 끝내지도 않는다. 템플릿의 토큰은 어떤 텍스트도 바뀌지 않는 예약된 id이므로, 사전 학습은 `<|assistant|>`가 무엇을 요청하는지도, 언제 멈춰야 하는지도 가르치지 않았다.
 # - 채팅 템플릿은 역할과 턴을 토큰 시퀀스 하나로 바꾼다. 누가 말하는지는 특수 토큰이 표시하고, 턴 종료 토큰은 모델에게 멈추는 법을 가르친다. 우리 템플릿은 `apply_chat_template`과 토큰 하나하나까지 같다.
 # - SFT는 프롬프트의 레이블을 −100으로 둔 다음 토큰 예측이다. 어시스턴트의 토큰만 학습하며, 우리 손실은 같은 배치에서 `trl`의 손실과 같다.
 # - LoRA는 고정된 층에 랭크 r의 갱신 `(alpha / r) B A`를 학습한다. 처음에는 B가 0이고, 병합하면 추론 비용이 늘지 않는다. 출력, 병합된 가중치, 학습되는 파라미터가 `peft`와 같다.

@@ -266,6 +266,19 @@ def lora_gpt():
     return add_lora(fresh_gpt(), ["self_attn.q_proj"], 2, 4.0)
 
 
+@functools.cache
+def char_tokenizer():
+    from anatomy.alignment.base_corpus import CharTokenizer
+    return CharTokenizer("\nlowerabc?")
+
+
+def char_gpt():
+    from anatomy.models.gpt import GPT, GPTConfig
+    torch.manual_seed(0)
+    return GPT(GPTConfig(vocab_size=char_tokenizer().vocab_size, hidden_size=16, num_attention_heads=2, num_hidden_layers=1,
+                         intermediate_size=32, max_position_embeddings=16)).eval()
+
+
 def pair_side():
     return ids(shape=(2, 5)), torch.ones(2, 5, dtype=torch.long), answer_mask()
 
@@ -542,6 +555,16 @@ EXAMPLES = {
     "anatomy.alignment.instruction_data.check_split": lambda: call("train"),
     "anatomy.alignment.instruction_data.chat": lambda: call("Reverse the letters: abc", "cba"),
     "anatomy.alignment.dpo.preference_loss": lambda: call(gpt(), fresh_gpt(), pair_side(), pair_side(), 0.1),
+    "anatomy.alignment.base_corpus.CharTokenizer": lambda: call("\nlower"),
+    "anatomy.alignment.base_corpus.build_tokenizer": lambda: call({"docstrings": ["low lower"], "korean": ["좋아해"]}),
+    "anatomy.alignment.base_corpus.source_ids": lambda: call(char_tokenizer(), ["low", "lower?"]),
+    "anatomy.alignment.base_gpt.base_config": lambda: call(40),
+    "anatomy.alignment.base_gpt.mixed_windows": lambda: call({name: ids(9, (30,)) for name in ("docstrings", "reviews", "korean")},
+                                                             2, 8, torch.Generator().manual_seed(0)),
+    "anatomy.alignment.base_gpt.unigram_loss": lambda: call(ids(9, (30,)), ids(9, (10,)), 9),
+    "anatomy.alignment.exact_match.prompt_ids": lambda: call(char_tokenizer(), ["low?", "lower?"]),
+    "anatomy.alignment.exact_match.answer": lambda: call(char_gpt(), char_tokenizer(), ["low?", "lower?"], 3, 1),
+    "anatomy.alignment.exact_match.exact_match": lambda: call(["2021-03-03", "cba"], ["2021-03-03", "abc"]),
 }
 
 
@@ -596,7 +619,9 @@ UNCALLABLE = {
         "anatomy.corpora.sentiment_data.fetch_reviews", "anatomy.corpora.sentiment_data.check_reviews_file",
         "anatomy.corpora.sentiment_data.read_rated_sentences", "anatomy.corpora.sentiment_data.load_reviews", "anatomy.tasks.digits.load_digits_split",
         "anatomy.corpora.stdlib_docstrings.stdlib_sentences", "anatomy.tasks.docstring_lm.docstring_corpus", "anatomy.display.viz.neuron_model",
-        "anatomy.display.viz.neuron_view", "anatomy.tasks.dates.all_dates"]),
+        "anatomy.display.viz.neuron_view", "anatomy.tasks.dates.all_dates", "anatomy.alignment.base_corpus.base_texts",
+        "anatomy.alignment.base_gpt.held_out_losses", "anatomy.alignment.base_gpt.save_base_gpt",
+        "anatomy.alignment.base_gpt.load_base_gpt", "anatomy.alignment.exact_match.held_out_tasks"]),
     **reason("sets up or displays a notebook (no argument to get wrong, or a figure/HTML to look at)")([
         "anatomy.display.notebook.pick_device", "anatomy.display.notebook.seed_everything", "anatomy.display.notebook.quiet_libraries",
         "anatomy.display.notebook.enter_the_english_folder", "anatomy.display.notebook.setup_notebook", "anatomy.display.notebook.show_source",
@@ -613,7 +638,8 @@ UNCALLABLE = {
         "anatomy.tasks.sentiment.fine_tune", "anatomy.tasks.pretraining_payoff.fine_tuned_accuracy", "anatomy.interpret.induction.train_induction", "anatomy.tasks.pretraining_payoff.tune_recipe",
         "anatomy.interpret.induction_control.train_mixed",
         "anatomy.tasks.pretraining_payoff.payoff",
-        "anatomy.tasks.linear_probe.train_probe", "anatomy.tasks.copy_task.accuracy_by_length"]),
+        "anatomy.tasks.linear_probe.train_probe", "anatomy.tasks.copy_task.accuracy_by_length",
+        "anatomy.alignment.base_gpt.pretrain_base_gpt"]),
     **reason("converts a Hugging Face or torch model (tests/test_*_weights.py and the loader tables check these)")([
         "anatomy.weights.gpt2_weights.gpt2_weight_names", "anatomy.weights.gpt2_weights.config_from_gpt2", "anatomy.weights.gpt2_weights.check_gpt2",
         "anatomy.weights.gpt2_weights.gpt_from_gpt2", "anatomy.weights.llama_weights.unscaled_rope", "anatomy.weights.llama_weights.llama_fields",
