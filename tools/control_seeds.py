@@ -3,7 +3,7 @@
 For each seed: train the 8-head model on the mixed rows, score layer 1's heads, say whether the seed rule of
 cell 27 accepts it, take the lowest-scoring head as the control anyway, run cell 29's five ablations and
 evaluate every assert of cells 27 and 29 from the recorded figures. One JSON line per seed, with the
-machine, Python and torch that made it, to standard output; append them to instructor/17_control_seeds.jsonl
+machine, Python and torch that made it (and make test-portable's float settings when they are set), to standard output; append them to instructor/17_control_seeds.jsonl
 to keep the record. About 30 s per seed on 2 threads; seeds run in parallel with --jobs.
 
     python -m tools.control_seeds [--seeds 0 1 2 3 4] [--jobs 1] [--threads 2]
@@ -14,6 +14,7 @@ import argparse
 import concurrent.futures
 import datetime
 import json
+import os
 import platform
 
 import torch
@@ -22,28 +23,31 @@ from anatomy.interpret import induction
 from anatomy.interpret import induction_control as control
 from anatomy.tasks.arms import compare_arms
 
+PORTABLE = ("ATEN_CPU_CAPABILITY", "MKL_CBWR", "ONEDNN_MAX_CPU_ISA", "ANATOMY_FLOAT_JITTER")  # the Makefile's
+
 
 def machine() -> dict:
     cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")),
                platform.processor() or platform.machine()) if platform.system() == "Linux" else platform.processor()
-    return {"date": datetime.date.today().isoformat(), "cpu": cpu, "python": platform.python_version(),
-            "torch": torch.__version__}
+    settings = {name: os.environ[name] for name in PORTABLE if name in os.environ}  # make test-portable's
+    return {"date": datetime.date.today().isoformat(), "cpu": cpu, "cores": os.cpu_count(),
+            "python": platform.python_version(), "torch": torch.__version__} | ({"settings": settings} if settings else {})
 
 
 def checks(record: dict) -> dict[str, bool]:
     """Cells 27 and 29's asserts, evaluated from a record's figures (each figure is [mean, half width])."""
     scores, local, f, gain = record["induction"], record["local"], record["figures"], record["gain"]
     control_head, heads = scores.index(min(scores)), [h for h, s in enumerate(scores) if s > 0.4]
-    low = lambda name: f[name][0] + f[name][1]  # the top of the interval
+    top = lambda name: f[name][0] + f[name][1]  # the top of the interval
     shown = lambda name: abs(f[name][0]) > f[name][1]
     return {"seed rule": record["qualifies"],
             "both kinds": bool(heads) and local[control_head] > 0.5,
             "control nearer": bool(heads) and local[control_head] > sum(local[h] for h in heads) / len(heads),
             "keep": f["keep"][0] - f["keep"][1] > -0.1 * gain,
             "English rises": shown("rise") and f["rise"][0] > 0,
-            "drop": low("drop") < -0.1 * gain,
+            "drop": top("drop") < -0.1 * gain,
             "English barely": abs(f["english_induction"][0]) + f["english_induction"][1] < 0.25 * f["rise"][0],
-            "by gain": low("by_gain") < -0.1 * gain,
+            "by gain": top("by_gain") < -0.1 * gain,
             "by English": shown("by_english") and f["by_english"][0] < 0,
             "all but": record["all_but_gain"] < 0.25 * gain}
 
@@ -71,16 +75,14 @@ def one_seed(seed: int, threads: int) -> dict:
     pairs = {"keep": (gains, "nothing", "control"), "rise": (losses, "nothing", "control"),
              "drop": (gains, "nothing", "strongest"), "english_induction": (losses, "nothing", "strongest"),
              "by_gain": (gains, "control", "strongest"), "by_english": (losses, "control", "strongest")}
-    figures = {}
-    for name, (rows, a, b) in pairs.items():
-        comparison = compare_arms(rows[a], rows[b])  # b - a, row by row
-        figures[name] = [round(comparison.mean, 4), round(comparison.half_width, 4)]
-    record = {"seed": seed, **machine(), "threads": threads,
-              "induction": [round(s, 4) for s in scores.tolist()], "local": [round(s, 4) for s in local.tolist()],
-              "qualifies": lowest < 0.1 and next_lowest - lowest >= 0.05,
-              "gain": round(sum(gains["nothing"]) / 256, 4), "all_but_gain": round(sum(gains["all but"]) / 256, 4),
-              "figures": figures}
-    return record | {"checks": checks(record)}
+    figures = {name: [compare_arms(rows[a], rows[b]).mean, compare_arms(rows[a], rows[b]).half_width]
+               for name, (rows, a, b) in pairs.items()}  # b - a, row by row
+    exact = {"induction": scores.tolist(), "local": local.tolist(), "qualifies": lowest < 0.1 and next_lowest - lowest >= 0.05,
+             "gain": sum(gains["nothing"]) / 256, "all_but_gain": sum(gains["all but"]) / 256, "figures": figures}
+    rounded = {key: round(value, 4) if isinstance(value, float) else value for key, value in exact.items()} | {
+        "induction": [round(s, 4) for s in exact["induction"]], "local": [round(s, 4) for s in exact["local"]],
+        "figures": {name: [round(x, 4) for x in pair] for name, pair in figures.items()}}
+    return {"seed": seed, **machine(), "threads": threads} | rounded | {"checks": checks(exact)}  # checked unrounded
 
 
 def main() -> None:
