@@ -323,14 +323,25 @@ def test_state_a_test_keeps_is_back_at_its_start_each_run_through_the_grader(tmp
 
 def test_a_test_using_the_practice_object_scores_zero_through_the_grader(tmp_path):
     """Fourth reading A: the check cell now fails `ref=impl` and the global `impl` (the notebook's practice
-    object) as the grader does, which has no practice object: both questions score 0 there, unflagged."""
-    from test_attention_tests_homework import PRACTISED
-    code = PRACTISED.replace("from anatomy.homework import attention_tests as hw\n", "")  # the template imports hw
-    result = graded(tmp_path, code, EMPTY | {"q1": "[test_default_reference]", "q2": "[test_global_reference]"})
+    object) as the grader does, which has no practice object: each question scores 0 there, unflagged. The
+    feedback names the cause (the global practice object, read directly, through a helper or as a default)
+    and the fix, not only "fails on the correct implementation", which sent students after their expected
+    values; a test that fails for its own reason still gets that message (q4). Korean too (q5)."""
+    from test_attention_tests_homework import PRACTISED, PRACTISED_MORE
+    code = PRACTISED.replace("from anatomy.homework import attention_tests as hw\n", "") + PRACTISED_MORE
+    result = graded(tmp_path, code, {"q1": "[test_default_reference]", "q2": "[test_global_reference]",
+                                     "q3": "[test_helper_reference]", "q4": "[test_wrong_expectation]", "q5": "[]"})
     said = outputs(result)
-    assert scores(result)["q1"] == scores(result)["q2"] == 0.0, said
-    assert "fails on the correct implementation" in said["q1"] and "fails on the correct implementation" in said["q2"], said
+    assert scores(result) == dict.fromkeys(QUESTIONS, 0.0), said
+    for question, test in (("q1", "test_default_reference"), ("q2", "test_global_reference"), ("q3", "test_helper_reference")):
+        assert f"your test {test} (#1) reads the global 'impl', the notebook's practice object" in said[question], said
+        assert "fails on the correct implementation" in said[question] and "use only the test's parameter" in said[question]
+    assert "fails on the correct implementation (AssertionError" in said["q4"] and "practice" not in said["q4"], said
     assert result.flags == []
+    (tmp_path / "ko").mkdir()
+    korean = graded(tmp_path / "ko", code, EMPTY | {"q3": "[test_helper_reference]"},
+                    "# 숙제 3: 어텐션 테스트 작성하기\n\n각 문항의 테스트를 작성하세요.")
+    assert "전역 변수 'impl'(노트북의 연습용 객체" in outputs(korean)["q3"] and "매개변수만 쓰세요" in outputs(korean)["q3"], outputs(korean)
 
 
 HONEST_TOO = '''
