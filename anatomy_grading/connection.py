@@ -15,7 +15,6 @@ import json
 import os
 import select
 import shutil
-import signal
 import subprocess
 import tempfile
 import time
@@ -23,6 +22,7 @@ from pathlib import Path
 
 import torch
 
+from anatomy.homework.processes import end_process_group
 from anatomy_grading import sandbox, uids, wire
 
 SHIPPED = ("wire", "shipping", "tripwires", "poison", "stubs", "qualname", "blocks", "reach", "handles", "child")  # the modules the child runs, sent as source
@@ -130,18 +130,8 @@ class Child:
         return self.process.poll() is None
 
     def close(self) -> None:
-        if self.process.poll() is None:
-            try:
-                os.killpg(self.process.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        self.process.wait()
-        for closing in (lambda: os.close(self.replies), self.process.stdin.close):
-            try:
-                closing()
-            except OSError:
-                pass
-        self.replies = -1
+        end_process_group(self.process, (self.replies, self.process.stdin))
+        self.replies = -1  # closed: its number may be reused, so a second close must not close it again
         uids.end_uid(self.uid)  # whatever it started, even outside its process group, ends with it
         if self.work:
             shutil.rmtree(self.work, ignore_errors=True)

@@ -4,6 +4,7 @@ Sent to the child as source (child.py).
 """
 from __future__ import annotations
 
+import functools
 import types
 from typing import Any
 
@@ -29,11 +30,21 @@ class Stub:
         return "<not available in the grader>"
 
 
-def module_attribute(name: str) -> Stub:
-    """A stub module's attributes: stubs, but no dunders (inspect.getmodule asks every module for __file__)."""
+class HomeworkStub(Stub):
+    """What a stub of anatomy.homework gives (homework 3's `impl = hw.practice(None)` included), marked so that
+    homework 3's feedback can name a test that reads one (anatomy.homework.attention_tests.state.STAND_IN)."""
+
+    __homework_stand_in__ = True
+
+    def __call__(self, *args: Any, **kwargs: Any) -> HomeworkStub:  # a new one: `impl = hw.practice(None)` is not `hw`
+        return HomeworkStub()
+
+
+def module_attribute(name: str, kind: type[Stub] = Stub) -> Stub:
+    """A stub module's attributes: stubs (`kind`), but no dunders (inspect.getmodule asks every module for __file__)."""
     if name.startswith("__"):
         raise AttributeError(name)
-    return Stub()
+    return kind()
 
 
 class StubFinder:
@@ -51,7 +62,9 @@ class StubFinder:
 
     def create_module(self, spec):
         module = types.ModuleType(spec.name)
-        module.__path__, module.__getattr__ = [], module_attribute
+        homework = spec.name == "anatomy.homework" or spec.name.startswith("anatomy.homework.")
+        module.__path__ = []
+        module.__getattr__ = functools.partial(module_attribute, kind=HomeworkStub) if homework else module_attribute
         return module
 
     def exec_module(self, module) -> None:

@@ -619,19 +619,46 @@ def test_global_reference(under_test):
 """
 
 
+PRACTISED_MORE = """
+
+def reference():
+    return impl
+
+
+def test_helper_reference(impl):
+    q, k, v = torch.randn(1, 2, 4), torch.randn(1, 3, 4), torch.randn(1, 3, 4)
+    assert torch.allclose(impl.attention(q, k, v)[0], reference().attention(q, k, v)[0])
+
+
+def test_wrong_expectation(impl):
+    assert impl.causal_mask(3).sum() == 3
+"""
+
+
 def test_a_test_using_the_practice_object_scores_zero_in_the_check_cell_as_in_the_grader(tmp_path):
     """Fourth reading A and B: `ref=impl` (the notebook's hw.practice(None)) got full marks in the check cell
     but 0 in the grader (no practice object there); a test reading the global `impl` was told it was "a
-    Implementation". Now the practice object answers nothing while a check runs, and the message says what it is."""
+    Implementation". Now the practice object answers nothing while a check runs, and the message says what it is
+    (the default too: "reads the global 'impl', the notebook's practice object", not only "fails on the correct
+    implementation"); read through a helper it is named as read directly."""
     from anatomy.homework.attention_tests import check_tests
-    module, _ = write(tmp_path, PRACTISED)
-    for language, refused, named in (("en", "answers nothing while a check runs", "the notebook's practice object"),
-                                     ("ko", "아무것도 답하지 않습니다", "노트북의 연습용 객체")):
+    from anatomy.homework.attention_tests.practice import checking
+    module, _ = write(tmp_path, PRACTISED + PRACTISED_MORE)
+    for language, refused, named, read in (
+            ("en", "answers nothing while a check runs", "the notebook's practice object",
+             "your test test_default_reference (#1) reads the global 'impl', the notebook's practice object"),
+            ("ko", "아무것도 답하지 않습니다", "노트북의 연습용 객체",
+             "test_default_reference (#1) 테스트가 채점기가 넘겨주는 구현이 아니라 전역 변수 'impl'(노트북의 연습용 객체")):
+        with checking(language), pytest.raises(RuntimeError, match=refused):
+            module.impl.causal_mask(2)
         said = check_tests.feedback([module.test_default_reference], question="q1", language=language)
-        assert refused in said and ("fails on the correct implementation" in said or "0점" in said), said
-        said = check_tests.feedback([module.test_global_reference], question="q1", language=language)
-        assert named in said and "'impl'" in said and "`impl`" in said, said
+        assert read in said and ("fails on the correct implementation" in said or "0점" in said), said
+        for test in (module.test_global_reference, module.test_helper_reference):
+            said = check_tests.feedback([test], question="q1", language=language)
+            assert named in said and "'impl'" in said and "`impl`" in said, said
     assert module.impl.causal_mask(2).shape == (2, 2)  # outside a check it answers again
+    said = check_tests.feedback([module.test_wrong_expectation], question="q2")  # its own mistake: the usual words
+    assert "fails on the correct implementation (AssertionError" in said and "practice" not in said, said
 
 
 def test_a_global_that_cannot_be_reset_scores_zero_with_a_message(tmp_path):

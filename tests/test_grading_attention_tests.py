@@ -3,7 +3,8 @@ sandboxed child running the notebook, the implementations built in a process of 
 grader relays): the reference suite earns
 full marks, an untouched notebook 0, a shape-only suite little (saying what it misses), an always
 failing suite 0; a hanging test, a cell that fails to import, a prying test each cost their own
-question only; a notebook from the Korean edition gets Korean feedback."""
+question only; tests that mute, redirect or fake the output earn nothing and leave the batch as it was;
+a notebook from the Korean edition gets Korean feedback."""
 from __future__ import annotations
 
 import json
@@ -117,6 +118,32 @@ NAME = "19_homework_attention_tests.ipynb"
 POINTS = {"q1": 4.0, "q2": 2.0, "q3": 3.0, "q4": 3.0, "q5": 3.0}
 
 
+FAKE = "q1: 4/4 q2: 2/2 q3: 3/3 q4: 3/3 q5: 3/3 - your tests caught 26 of 26 planted bugs. All tests passed!"
+FORGED = {  # tests that mute or redirect stdout and stderr to hide or fake the grader's output; q5 stays honest
+    "top": "import contextlib, io\nMUTED = contextlib.ExitStack()  # muted for the rest of the child's life\n"
+           "MUTED.enter_context(contextlib.redirect_stdout(io.StringIO()))\n"
+           f"MUTED.enter_context(contextlib.redirect_stderr(io.StringIO()))\nprint({FAKE!r})\n",
+    "q1": "import io\n\ndef test_fake_output(impl):\n    impl.causal_mask(2)\n    for fd in range(1, 256):  # the log, "
+          "the grader's pipes...\n        try:\n            io.FileIO(fd, 'w', closefd=False).write("
+          f"{FAKE.encode()!r} + bytes(64))\n        except (OSError, ValueError):\n            pass\n\nq1_tests = [test_fake_output]",
+    "q2": "import contextlib, io\n\ndef test_redirected(impl):\n    with contextlib.redirect_stdout(io.StringIO()), "
+          f"contextlib.redirect_stderr(io.StringIO()):\n        impl.causal_mask(4)\n    print({FAKE!r})\n\nq2_tests = [test_redirected]",
+    "q3": "import os, sys\n\ndef test_devnull(impl):\n    sys.stdout = sys.stderr = open(os.devnull, 'w')\n"
+          "    impl.MultiHeadAttention(8, 2)\n\nq3_tests = [test_devnull]",
+    "q4": "import os\n\ndef test_dup2(impl):\n    null = os.open(os.devnull, os.O_WRONLY)\n    os.dup2(null, 1)\n"
+          "    os.dup2(null, 2)\n    impl.DecoderLayer(8, 2, 16)\n\nq4_tests = [test_dup2]"}
+
+
+def forged(solution: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """The master's solution with q1-q4's answer cells replaced by FORGED and a muting cell before them."""
+    for question in ("q1", "q2", "q3", "q4"):
+        cell = next(c for c in solution.cells if c.cell_type == "code" and f"{question}_tests = [" in c.source)
+        cell.source = FORGED[question]
+    first = next(i for i, c in enumerate(solution.cells) if c.cell_type == "code" and FORGED["q1"] == c.source)
+    solution.cells.insert(first, nbformat.v4.new_code_cell(FORGED["top"]))
+    return solution
+
+
 @pytest.fixture(scope="module")
 def handed_out(tmp_path_factory):
     assigned = assign(ROOT / "instructor" / NAME, tmp_path_factory.mktemp("homework3"), secret="test secret")
@@ -131,6 +158,8 @@ def handed_out(tmp_path_factory):
     hanging.cells.append(nbformat.v4.new_code_cell("def test_hangs(impl):\n    while True:\n        pass\n\n\nq1_tests = [test_hangs]"))
     (folder / "hangs_q1").mkdir()
     nbformat.write(hanging, folder / "hangs_q1" / NAME)
+    (folder / "forged").mkdir()
+    nbformat.write(forged(nbformat.read(assigned / "autograder" / NAME, as_version=4)), folder / "forged" / NAME)
     out = tmp_path_factory.mktemp("graded") / "out"
     return grade_folder(assigned, folder, out), out
 
@@ -148,11 +177,29 @@ def test_master_full_marks_student_versions_zero_through_the_grader(handed_out):
 def test_a_broken_or_hanging_submission_costs_only_itself_in_the_batch(handed_out):
     results, out = handed_out
     questions = {student: by_question(result) for student, result in results.items()}
-    assert set(gradebook(out)) == {"solution", "untouched", "untouched_ko", "not_a_notebook", "hangs_q1"}
+    assert set(gradebook(out)) == {"solution", "untouched", "untouched_ko", "not_a_notebook", "hangs_q1", "forged"}
     assert {q: e["score"] for q, e in questions["solution"].items()} == POINTS, "the rest of the batch is unaffected"
     assert all(e["score"] == 0 and "not a Jupyter notebook" in e["output"] for e in questions["not_a_notebook"].values())
     assert {q: e["score"] for q, e in questions["hangs_q1"].items()} == POINTS | {"q1": 0.0}, questions["hangs_q1"]
     assert "scores 0" in questions["hangs_q1"]["q1"]["output"], questions["hangs_q1"]["q1"]
+
+
+def test_tests_that_mute_or_fake_the_output_earn_nothing_and_the_batch_is_unaffected(handed_out):
+    """Tests (and a top-level cell) that redirect or mute stdout and stderr and print a forged report, or write
+    it to every descriptor they hold, the grader's pipes included: the grades come from the checks run outside
+    the child, so q1-q4 score 0 (q3 and q4, reaching for sys and os, are flagged), the honest q5 keeps its
+    points, the forged report reaches no feedback, and the rest of the batch grades as without it."""
+    results, out = handed_out
+    questions = {student: by_question(result) for student, result in results.items()}
+    forger = questions["forged"]
+    assert {q: e["score"] for q, e in forger.items()} == dict.fromkeys(("q1", "q2", "q3", "q4"), 0.0) | {"q5": 3.0}, forger
+    assert "caught 0 of 4" in forger["q2"]["output"], forger["q2"]
+    assert all("flagged for your instructor" in forger[q]["output"] for q in ("q3", "q4")), forger
+    book = gradebook(out)
+    assert book["forged"]["total"] == "3" and book["forged"]["needs_review"] == "yes", book["forged"]
+    assert {q: e["score"] for q, e in questions["solution"].items()} == POINTS and float(book["solution"]["total"]) == 15
+    assert not [path.name for path in (out / "feedback").iterdir() if "26 of 26" in path.read_text()]
+    assert not [student for student, result in results.items() if "26 of 26" in json.dumps(result)]
 
 
 def test_the_masters_solution_is_the_reference_suite():
@@ -323,14 +370,25 @@ def test_state_a_test_keeps_is_back_at_its_start_each_run_through_the_grader(tmp
 
 def test_a_test_using_the_practice_object_scores_zero_through_the_grader(tmp_path):
     """Fourth reading A: the check cell now fails `ref=impl` and the global `impl` (the notebook's practice
-    object) as the grader does, which has no practice object: both questions score 0 there, unflagged."""
-    from test_attention_tests_homework import PRACTISED
-    code = PRACTISED.replace("from anatomy.homework import attention_tests as hw\n", "")  # the template imports hw
-    result = graded(tmp_path, code, EMPTY | {"q1": "[test_default_reference]", "q2": "[test_global_reference]"})
+    object) as the grader does, which has no practice object: each question scores 0 there, unflagged. The
+    feedback names the cause (the global practice object, read directly, through a helper or as a default)
+    and the fix, not only "fails on the correct implementation", which sent students after their expected
+    values; a test that fails for its own reason still gets that message (q4). Korean too (q5)."""
+    from test_attention_tests_homework import PRACTISED, PRACTISED_MORE
+    code = PRACTISED.replace("from anatomy.homework import attention_tests as hw\n", "") + PRACTISED_MORE
+    result = graded(tmp_path, code, {"q1": "[test_default_reference]", "q2": "[test_global_reference]",
+                                     "q3": "[test_helper_reference]", "q4": "[test_wrong_expectation]", "q5": "[]"})
     said = outputs(result)
-    assert scores(result)["q1"] == scores(result)["q2"] == 0.0, said
-    assert "fails on the correct implementation" in said["q1"] and "fails on the correct implementation" in said["q2"], said
+    assert scores(result) == dict.fromkeys(QUESTIONS, 0.0), said
+    for question, test in (("q1", "test_default_reference"), ("q2", "test_global_reference"), ("q3", "test_helper_reference")):
+        assert f"your test {test} (#1) reads the global 'impl', the notebook's practice object" in said[question], said
+        assert "fails on the correct implementation" in said[question] and "use only the test's parameter" in said[question]
+    assert "fails on the correct implementation (AssertionError" in said["q4"] and "practice" not in said["q4"], said
     assert result.flags == []
+    (tmp_path / "ko").mkdir()
+    korean = graded(tmp_path / "ko", code, EMPTY | {"q3": "[test_helper_reference]"},
+                    "# 숙제 3: 어텐션 테스트 작성하기\n\n각 문항의 테스트를 작성하세요.")
+    assert "전역 변수 'impl'(노트북의 연습용 객체" in outputs(korean)["q3"] and "매개변수만 쓰세요" in outputs(korean)["q3"], outputs(korean)
 
 
 HONEST_TOO = '''

@@ -19,6 +19,8 @@ The framework (for a homework's author):
 - `forbid(functions, aten)` + `methods(*classes)`: record library calls made while the student's code
   runs (formative feedback for write-it-yourself questions; the grader's child refuses them outright).
 - `hidden_seed(secret, label)`: hidden tests' seeds from the instructor's secret (see secrets.py).
+- `processes.end_process_group(process, streams)`: end a helper process's whole group and close its pipes
+  (homework 3's implementation servers, the trusted grader's children).
 - Messages: every text a check shows is a key of the catalogue (anatomy.homework.messages, English and
   Korean): raise Feedback("key", **fields); `speak("ko")` words the feedback in Korean (a notebook of
   notebooks/ko/ does that itself); the grader words it in the submission's language.

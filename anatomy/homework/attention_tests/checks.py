@@ -106,6 +106,15 @@ def runner(named: dict[str, Any], seed: int = 0) -> Callable[[str, str | None, f
     return in_child
 
 
+def stand_ins_of(named: dict[str, Any]) -> dict[str, str]:
+    """{a test's name: the global practice object it reads} (state.stand_ins_read), here or in the grader's child."""
+    tests = list(named.values())
+    session = next((getattr(t, "_session", None) for t in tests), None)
+    found = state.stand_ins_read(tests) if session is None else \
+        session.send("call", of=state.stand_ins_read, args=[tests], kwargs={})
+    return {name: read for name, read in zip(named, found) if read}
+
+
 def check_tests(tests: Any, question: str = "q1", seed: int = 0, language: str | None = None,
                 test_seconds: float = TEST_SECONDS) -> None:
     """Raise PartialCredit unless `tests` catch every planted bug of `question` and fail no
@@ -120,6 +129,7 @@ def check_tests(tests: Any, question: str = "q1", seed: int = 0, language: str |
         key = "practice_global" if kept.args[1] == stand_in.Implementation.__name__ else "state_kept"  # hw.practice(...)
         raise PartialCredit(Together(say(key, language, name=repr(kept.args[0]), kind=kept.args[1])), 0.0) from None
     with checking(language):  # the notebook's practice objects answer nothing meanwhile
-        graded = grade_question(question, list(named), run, language, source=sources(named), test_seconds=test_seconds)
+        graded = grade_question(question, list(named), run, language, source=sources(named), test_seconds=test_seconds,
+                                stand_ins=stand_ins_of(named))
     if graded.share < 1.0 or len(graded.lines) > 1:
         raise PartialCredit(Together(*graded.lines, sep="\n"), graded.share)  # a line each, worded by say(key, language)

@@ -53,11 +53,12 @@ def in_process(tests: dict[str, Callable], test_seconds: float = TEST_SECONDS,
 def grade_question(question: str, names: list[str], run: Callable[[str, str | None, float], str | None],
                    language: str = "en", source: str = "", test_seconds: float = TEST_SECONDS,
                    question_seconds: float = QUESTION_SECONDS, mutants: tuple[Mutant, ...] = MUTANTS,
-                   rng: random.Random | None = None) -> Graded:
+                   rng: random.Random | None = None, stand_ins: dict[str, str] | None = None) -> Graded:
     """One question: its tests' `names`, `run(name, bug or None, seconds)` -> None (passed) or why it
-    failed ("timeout"), `source` the cells that define them (reviewed first). A real mutant, drawn at
-    random, runs first, then every other trial in random order with the correct implementation among
-    them, and the correct one twice more at the end: no test can tell it by the order (a test that
+    failed ("timeout"), `source` the cells that define them (reviewed first), `stand_ins` {a test's name: the
+    global practice object it reads} (state.stand_ins_read), named if that test fails the correct one. A real
+    mutant, drawn at random, runs first, then every other trial in random order with the correct implementation
+    among them, and the correct one twice more at the end: no test can tell it by the order (a test that
     counts its calls, or records its first outputs to compare later ones with, fails on a correct run)."""
     graded = Graded()
     if banned := forbidden(source):
@@ -74,7 +75,7 @@ def grade_question(question: str, names: list[str], run: Callable[[str, str | No
     if len(names) > MAX_TESTS:
         graded.lines.append(say("too_many", language, count=len(names), limit=MAX_TESTS))
         return graded
-    rng = rng or random.Random()
+    rng, stand_ins = rng or random.Random(), stand_ins or {}
     own = [m for m in mutants if m.question == question]
     trials: list[Mutant | None] = own + [m for m in mutants if m.equivalent] + [None]  # None: the correct one
     rng.shuffle(trials)  # no order to learn from
@@ -94,8 +95,9 @@ def grade_question(question: str, names: list[str], run: Callable[[str, str | No
             if why == "timeout":
                 graded.lines = [say("timeout", language, test=name, seconds=test_seconds)]
                 return graded
-            if why is not None and mutant is None:
-                graded.lines = [say("correct_fails", language, test=name, why=why)]
+            if why is not None and mutant is None:  # reading the practice object, not a wrong expectation: say so
+                graded.lines = [say("practice_read", language, test=name, name=repr(stand_ins[name])) if name in stand_ins
+                                else say("correct_fails", language, test=name, why=why)]
                 return graded
             if why is not None:
                 if mutant.equivalent:

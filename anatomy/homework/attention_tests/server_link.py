@@ -14,7 +14,6 @@ import math
 import os
 import resource
 import select
-import signal
 import subprocess
 import sys
 import time
@@ -22,6 +21,7 @@ from typing import Any
 
 from anatomy.homework.attention_tests import frames
 from anatomy.homework.attention_tests.server import TEST_OPS
+from anatomy.homework.processes import end_process_group
 
 START_SECONDS, MEMORY = 120.0, 6 << 30
 
@@ -103,17 +103,7 @@ class Server:
 
     def close(self) -> None:
         if self.process is not None:
-            if self.process.poll() is None:
-                try:
-                    os.killpg(self.process.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-            self.process.wait()
-            for stream in (self.process.stdin, self.process.stdout):
-                try:
-                    stream.close()
-                except OSError:
-                    pass
+            end_process_group(self.process, (self.process.stdin, self.process.stdout))
             self.process = None
 
 

@@ -34,6 +34,7 @@ class Implementation:
     """One object of the implementation under test (number 0: `impl` itself)."""
 
     __slots__ = ("_number", "_link")
+    __homework_stand_in__ = True  # state.STAND_IN: a global holding one (the practice object) is named in feedback
 
     def __init__(self, number: int, link: Link) -> None:
         object.__setattr__(self, "_number", number)

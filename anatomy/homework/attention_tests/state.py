@@ -34,6 +34,29 @@ def read_names(function: Any, seen: set[int]) -> dict[int, tuple[dict, set[str]]
     return found
 
 
+STAND_IN = "__homework_stand_in__"  # a class attribute True on what stands in for the homework's own objects: the
+# notebook's practice object (stand_in.Implementation) and, in the grader's child, what the stubbed `hw` gives
+
+
+def stand_ins_read(tests: list) -> list[str | None]:
+    """For each test, a global it reads (or one of its defaults holds) that is a stand-in, else None: the
+    notebook's practice object (`impl = hw.practice(None)`), which answers nothing while a check runs, or in
+    the grader's child the stub `hw.practice(None)` gives there. A test that uses one does not test the
+    implementation it receives (run it in the grader's child too: the tests' globals live there)."""
+    def stand_in(value: Any) -> bool:
+        return getattr(type(value), STAND_IN, False) is True
+    found: list[str | None] = []
+    for test in tests:
+        read = [name for scope, names in read_names(test, set()).values() for name in sorted(names) if stand_in(scope[name])]
+        if isinstance(test, types.FunctionType):  # its defaults (`ref=impl`): the global it was, else the parameter
+            positional = test.__code__.co_varnames[:test.__code__.co_argcount]
+            defaults = list(zip(positional[::-1], (test.__defaults__ or ())[::-1])) + list((test.__kwdefaults__ or {}).items())
+            read += [next((name for name, bound in test.__globals__.items() if bound is value), parameter)
+                     for parameter, value in defaults if stand_in(value)]
+        found.append(read[0] if read else None)
+    return found
+
+
 class StateKept(TypeError):
     """A global the tests read that cannot be copied, so not reset between runs: (its name, its type's name)."""
 

@@ -46,6 +46,12 @@ MESSAGES: dict[str, dict[str, str]] = {
                               "this question scores 0: a test uses only its parameter `impl`, the implementation under test",
                         "ko": "테스트가 전역 변수 {name}을(를) 읽는데, 이것은 노트북의 연습용 객체(hw.practice(...))이므로 이 "
                               "문제는 0점입니다. 테스트는 매개변수 `impl`(테스트 대상 구현)만 써야 합니다"},
+    "practice_read": {"en": "your test {test} reads the global {name}, the notebook's practice object (hw.practice(...)), "
+                            "not the implementation the grader passes it, so it fails on the correct implementation and "
+                            "this question scores 0: use only the test's parameter (def test_...(impl): impl.attention(...))",
+                      "ko": "{test} 테스트가 채점기가 넘겨주는 구현이 아니라 전역 변수 {name}(노트북의 연습용 객체 "
+                            "hw.practice(...))을(를) 읽으므로 올바른 구현에서 실패하고 이 문제는 0점입니다. 테스트의 "
+                            "매개변수만 쓰세요(def test_...(impl): impl.attention(...))"},
     "practice_in_check": {"en": "the notebook's practice object (hw.practice(...)) answers nothing while a check runs: "
                                 "a test uses only its parameter `impl`, never the practice object",
                           "ko": "확인이 실행되는 동안 노트북의 연습용 객체(hw.practice(...))는 아무것도 답하지 않습니다. "
