@@ -358,3 +358,49 @@ def test_a_float64_layer_and_the_word_time_in_a_message_are_honest_through_the_g
     result = graded(tmp_path, reference_code() + "\n" + HONEST_TOO, lists)
     assert scores(result) == dict.fromkeys(QUESTIONS, 3.0), outputs(result)
     assert result.flags == []
+
+
+@pytest.fixture
+def secret_order(monkeypatch):
+    """The grader's secret order, drawn from a seeded generator here so that the test repeats itself."""
+    import random
+    import types
+    from anatomy.homework.attention_tests import mutation
+    monkeypatch.setattr(mutation, "random", types.SimpleNamespace(Random=lambda: random.Random(0)))  # q1: a real one first
+
+
+PIDS = '''
+import io
+import _thread
+
+FIRST = {first}
+
+
+def test_shows_pids(impl):
+    with io.open("pids.txt", "a") as f:
+        f.write(f"{{_thread.get_native_id()}} ")
+    with io.open("pids.txt") as f:
+        assert False, "pids " + f.read()
+
+
+def test_knows_its_run_by_pid(impl):
+    assert _thread.get_native_id() != FIRST
+'''
+
+
+def test_position_dependent_tests_earn_nothing_through_the_grader(tmp_path, secret_order):
+    """Fifth reading A: a counter in a file (io.open, q2) or in an mmap made at cell level (q3) caught the first
+    (real) mutant in every case; so did a test failing on the fork's pid of the first trial (q1), learnt from
+    a first submission. The order is now secret and a mutant counts only when both of its runs fail: each
+    scores 0, unflagged, and the reference suite beside them keeps its marks."""
+    from test_attention_tests_homework import PROBES
+    (tmp_path / "first").mkdir()
+    said = outputs(graded(tmp_path / "first", PROBES + PIDS.format(first=0), EMPTY | {"q1": "[test_shows_pids]"}))
+    first = int(re.search(r"pids (\d+)", said["q1"]).group(1))  # the pid of the first trial
+    (tmp_path / "second").mkdir()
+    lists = EMPTY | {"q1": "[test_knows_its_run_by_pid]", "q2": "[test_counts_in_a_file]",
+                     "q3": "[test_counts_in_shared_memory]", "q5": REFERENCE_LISTS["q5"]}
+    result = graded(tmp_path / "second", reference_code() + PROBES + PIDS.format(first=first), lists)
+    assert scores(result) == {"q1": 0.0, "q2": 0.0, "q3": 0.0, "q4": 0.0, "q5": 3.0}, outputs(result)
+    assert "caught 0 of 9" in outputs(result)["q1"] and result.flags == [], outputs(result)
+
