@@ -793,3 +793,33 @@ def test_counters_kept_in_a_file_or_shared_memory_earn_nothing_in_the_check_cell
         graded = mutation.grade_question(question, list(tests), mutation.in_process(tests), rng=random.Random(3))
         assert graded.share == 0.0, (name, graded.lines)
 
+
+COPIED = """import copy
+
+
+def test_cache_with_a_deepcopy(impl):
+    mha = impl.MultiHeadAttention(8, 2).eval()
+    twin = copy.deepcopy(mha)
+
+
+def test_cache_with_a_twin(impl):
+    mha = impl.MultiHeadAttention(8, 2).eval()
+    twin = impl.MultiHeadAttention(8, 2).eval()
+    twin.load_state_dict(mha.state_dict())
+    x = torch.randn(2, 5, 8)
+    assert torch.allclose(twin(x)[0], mha(x)[0])
+    assert copy.copy(x).shape == x.shape
+"""
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_copying_an_object_under_test_is_refused_in_words_saying_what_to_do(tmp_path, language):
+    """Fifth reading B: copy.deepcopy(mha) failed with "cannot set '_number' ...". Now a clear refusal that
+    names load_state_dict, in the feedback's language; the twin built and loaded instead passes."""
+    module, _ = write(tmp_path, "import torch\n" + COPIED)
+    tests = {"test_cache_with_a_deepcopy": module.test_cache_with_a_deepcopy}
+    graded = mutation.grade_question("q3", list(tests), mutation.in_process(tests), language, rng=random.Random(0))
+    assert graded.share == 0.0 and messages.say("copy_refused", language) in graded.lines[0], graded.lines
+    assert messages.say("copy_refused", "en") == mutation.stand_in.COPY_REFUSED
+    twin = {"test_cache_with_a_twin": module.test_cache_with_a_twin}
+    assert mutation.in_process(twin)("test_cache_with_a_twin", None, 10.0) is None

@@ -104,7 +104,7 @@ def grade_question(question: str, names: list[str], run: Callable[[str, str | No
                 graded.lines = [say("timeout", language, test=name, seconds=test_seconds)]
                 return graded
             if why is not None and mutant is None:
-                graded.lines = [say("correct_fails", language, test=name, why=why)]
+                graded.lines = [say("correct_fails", language, test=name, why=worded(why, language))]
                 return graded
             if why is not None:
                 failures[mutant.name] = failures.get(mutant.name, 0) + 1
@@ -122,6 +122,11 @@ def grade_question(question: str, names: list[str], run: Callable[[str, str | No
         graded.lines.append(say("equivalent_failed", language, count=len(failed_equivalent),
                                 tests=", ".join(sorted(set(failed_equivalent.values())))))
     return graded
+
+
+def worded(why: str, language: str) -> str:
+    """A test's failure in the feedback's language where stand_in said it in the catalogue's English."""
+    return why.replace(say("copy_refused", "en"), say("copy_refused", language))
 
 
 def points(share: float, question_points: float) -> float:

@@ -28,6 +28,8 @@ from anatomy.homework.attention_tests.state import State
 from anatomy.homework.attention_tests.trial import isolated
 
 Ask = Callable[[dict, dict], tuple[dict, dict]]
+COPY_REFUSED = ("objects of the implementation under test cannot be copied: build another and load the weights, "
+                "twin.load_state_dict(mha.state_dict())")  # messages' "copy_refused" (en); the grader words it
 
 
 class Implementation:
@@ -61,6 +63,12 @@ class Implementation:
 
     def __bool__(self) -> bool:
         return True
+
+    def __copy__(self) -> Any:  # the object lives in the server's process: a copy here would be a second proxy
+        raise TypeError(COPY_REFUSED)
+
+    def __deepcopy__(self, memo: dict) -> Any:
+        raise TypeError(COPY_REFUSED)
 
     def __repr__(self) -> str:
         return f"<object {self._number} of the implementation under test>"
