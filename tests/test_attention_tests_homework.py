@@ -784,14 +784,16 @@ test_counts_in_shared_memory = shared_counter_test()
 
 
 def test_counters_kept_in_a_file_or_shared_memory_earn_nothing_in_the_check_cell(tmp_path, monkeypatch):
-    """Fifth reading A, in the check cell: a counter in a file (io.open) and one in an mmap made at cell level
-    each caught the first (real) mutant, "caught 1 of 9" / "1 of 4". Now each catches nothing."""
+    """Fifth reading A, in the check cell (hw.check_tests, the rule the grader uses): a counter in a file
+    (io.open) and one in an mmap made at cell level each caught the first (real) mutant, "caught 1 of 9" /
+    "1 of 4". Now each earns nothing (the secret order seeded here, a real mutant first, so the test repeats)."""
+    from anatomy.homework import attention_tests as hw
     module, _ = write(tmp_path, PROBES)
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(mutation, "random", types.SimpleNamespace(Random=lambda: random.Random(0)))
     for question, name in (("q1", "test_counts_in_a_file"), ("q2", "test_counts_in_shared_memory")):
-        tests = {name: getattr(module, name)}
-        graded = mutation.grade_question(question, list(tests), mutation.in_process(tests), rng=random.Random(3))
-        assert graded.share == 0.0, (name, graded.lines)
+        said = hw.check_tests.feedback([getattr(module, name)], question=question)
+        assert "caught 0 of" in said or "fails on the correct implementation" in said, (name, said)
 
 
 COPIED = """import copy

@@ -19,8 +19,10 @@ keeps (a file, shared memory, its process id) can at most tell it its position i
 trials, and the order is a secret permutation, so its failures fall on a set F of positions chosen
 without knowing which implementation sits where. It scores only when F holds no correct run and both
 runs of a mutant; `luck` computes the best such F's expected number of caught mutants exactly:
-0.09 for q1's 9 mutants, 0.05 or less for the others (tests/test_attention_tests_homework.py prints
-them), where 3 correct runs would allow 0.34. The feedback names categories, not mutants.
+0.090 of q1's 9 mutants, 0.043-0.053 for the others (tests/test_attention_tests_homework.py prints
+them), where 3 correct runs would allow 0.34 in q1. (A test that tells some implementations apart by
+what they compute gains no more on the rest: among those it cannot tell apart the order is still
+uniform.) The feedback names categories, not mutants.
 """
 from __future__ import annotations
 
