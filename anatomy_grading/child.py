@@ -101,6 +101,7 @@ def prepare(setup: dict) -> list[str]:
             del sys.modules[name]
     sys.meta_path.insert(0, StubFinder(("otter", "anatomy.homework", "anatomy_grading")))
     linecache.clearcache()
+    tripwires.refuse_spawning()
     sys.addaudithook(tripwires.tripwire)
     return poisoned
 

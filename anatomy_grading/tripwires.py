@@ -2,7 +2,9 @@
 or leave the process: gc's object walks (they find the poisoning's handles), ctypes, reading the
 poisoned modules' source or bytecode (no copy of them can be compiled), restoring a poisoned
 function's code, starting processes or sub-interpreters (a fresh interpreter is not poisoned, nor
-recorded; os.fork only from a substitute's FORKING functions, homework 3's one trial per fork), writing a native library (native code is not recorded), sockets. Tripwires, not a
+recorded; os.fork only from a substitute's FORKING functions, homework 3's one trial per fork; the
+functions that start one without an audit event, such as _posixsubprocess.fork_exec, are replaced by
+`refuse_spawning`), writing a native library (native code is not recorded), sockets. Tripwires, not a
 sandbox (CPython's audit hooks can be got round with enough effort): the OS boundary (sandbox.py)
 keeps the grade safe; these keep "write it yourself" honest. Sent to the child as source.
 """
@@ -26,6 +28,24 @@ _forking: list[types.CodeType] = []  # the code that may call os.fork (a substit
 def allow_fork(*functions: types.FunctionType) -> None:
     """The grader's own `functions` may fork (the fork keeps this process's poisoning and tripwires)."""
     _forking.extend(f.__code__ for f in functions)
+
+
+SPAWNING = (("_posixsubprocess", "fork_exec"), ("subprocess", "_fork_exec"), ("os", "posix_spawn"),
+            ("os", "posix_spawnp"), ("posix", "posix_spawn"), ("posix", "posix_spawnp"))
+
+
+def refused_spawn(*args: object, **kwargs: object) -> None:
+    raise RuntimeError("starting a process is switched off in the grader")
+
+
+def refuse_spawning() -> None:
+    """Put `refused_spawn` in place of each function that starts a process (SPAWNING); fork_exec raises
+    no audit event. A fresh copy of the module would get round this; homework 3's trials still meet RLIMIT_NPROC 0 (trial.py)."""
+    import importlib
+    for module, name in SPAWNING:
+        found = importlib.import_module(module)
+        if hasattr(found, name):
+            setattr(found, name, refused_spawn)
 
 
 def guard(fn: types.FunctionType) -> None:

@@ -129,12 +129,18 @@
 #   before the product instead of the scores after it, which changes the last float digits when √Dh is
 #   not a power of two: compare with a tolerance, never with `==`;
 # - a test may look only at what the implementation computes, never at *which* one runs, and may not
-#   reach outside itself. Every implementation runs in a process of its own: what your test receives has
-#   the same type, attributes and messages whichever one runs, only the numbers differ. Every run (one
-#   test against one implementation) happens in a fresh copy of the process that holds your tests, and
-#   that copy ends with the run: nothing a test changes reaches the next run (a counter or a list kept in a
-#   global, a default argument, an object, a class, a cache or a module is back at its start each time, so
-#   a test that fails only on its first call fails on every call, the correct one included); a global that
+#   reach outside itself. The implementation under test runs in a process apart from your tests, rebuilt
+#   for every run: what your test receives has the same type, attributes and messages whichever one
+#   runs, only the numbers differ. Every run (one test against one implementation) happens in a fresh copy
+#   of the process that holds your tests, and that copy ends with the run: what a test changes in Python
+#   (a counter or a list kept in a global, a default argument, an object, a class, a cache or a module) is
+#   back at its start each time, so a test that counts its calls fails on every call, the correct one
+#   included. What a test could keep outside Python (a file, shared memory) or read off its process (its
+#   id) tells it at most its place among the runs, and that earns nothing: the runs come in a secret random
+#   order, each mutant runs twice and is caught only when your tests fail on it both times, and the
+#   correct code runs seven times among them, so a test that fails by position, not by what it computes,
+#   catches less than a tenth of a bug per question on average and most often fails a correct run (0
+#   points). A test may not start a process or a thread. A global that
 #   cannot be copied (a generator, say) scores the question 0. The
 #   review reads your test cells before anything runs; a question whose tests
 #   use any of these names scores 0 and is flagged for your instructor: `inspect`, `dis`, `gc`, `sys`,
@@ -158,9 +164,10 @@
 #   `getstate`. These lists are of what is refused, not of every way to look at a run: timing a call
 #   (`datetime.now()`, say) is not refused, and tells nothing, since one call's noise is far larger than
 #   any planted bug's difference;
-# - time: each run of a test has 10 seconds and each question 40 seconds in all, and every test runs
-#   once per mutant, once per equivalent version and three times on the correct code (16 runs in
-#   question 1: 9 mutants, 4 equivalent versions, 3 correct); at most 25 tests per question.
+# - time: each run of a test has 10 seconds and each question 40 seconds in all. On each run your tests
+#   run in turn until one fails, so every test runs at most twice per mutant, twice per equivalent
+#   version and seven times on the correct code (33 runs in question 1: 9 mutants and 4 equivalent
+#   versions twice each, 7 correct); at most 25 tests per question.
 #
 # Half of each question's points come from the check cell after it (seed 0), half from a hidden check
 # that runs the same tests with another random seed, so do not rely on lucky numbers. The check cell
@@ -179,7 +186,7 @@
 # | 5 | `KVCache`: generating with a cache equals attending without one | 3 | 20 min |
 #
 # Expected time (an estimate, not yet measured on students): about 2 hours for a student who has done
-# notebooks 03, 04, 06 and 11. Grading one notebook takes about 15 s.
+# notebooks 03, 04, 06 and 11. Grading one notebook takes about 22 s.
 #
 # ## Learning objectives
 # 1. Test a numerical function against a reference nobody here wrote (`F.scaled_dot_product_attention`,
@@ -251,7 +258,8 @@ impl = hw.practice(None)  # the correct implementation as a test receives it, fo
 # (`torch.autograd.grad` of its output with respect to your input fails), so test causality by changing
 # inputs. Pass it tensors, numbers, strings, lists, tuples, dicts, dtypes and devices
 # (`layer.to(torch.float64)`) and what it returned, nothing else; other attributes cannot be read, and
-# weights are set with `load_state_dict`. Use tolerances (`torch.allclose(..., atol=1e-5)`): a correct implementation may
+# weights are set with `load_state_dict`. Its objects cannot be copied (`copy.deepcopy(mha)` fails): for a
+# twin with the same weights build another and call `twin.load_state_dict(mha.state_dict())`. Use tolerances (`torch.allclose(..., atol=1e-5)`): a correct implementation may
 # compute in another order and differ in the last digits.
 
 # %% [markdown] deletable=false editable=false

@@ -511,7 +511,7 @@ remember = operator.methodcaller("append", 1)
 
 
 def test_counts_runs(impl):
-    assert next(COUNTER) > 0  # the first run (a real mutant, by design) fails; later runs would pass
+    assert next(COUNTER) > 0  # the first run fails; later runs would pass if the count were kept
 
 
 def test_keeps_a_list(impl):
@@ -543,7 +543,7 @@ CALLS = []
 
 def test_default_argument(impl, calls=CALLS):
     calls.append(1)
-    assert len(calls) > 1  # the first run (a real mutant, by design) fails; later runs would pass if it were kept
+    assert len(calls) > 1  # the first run fails; later runs would pass if it were kept
 
 
 class Counter:
@@ -725,3 +725,130 @@ def test_practice_hands_the_notebook_what_a_test_receives():
     with pytest.raises(AttributeError, match="offers no attribute 'band'"):
         impl.causal_mask.band
     assert torch.equal(impl.causal_mask(2, 3), torch.ones(2, 3, dtype=torch.bool).tril(1))
+
+
+# Fifth reading: a verdict that depends on the trial's position (a file, shared memory, the fork's pid) instead
+# of the implementation. The order is secret, every mutant runs twice and counts only when both runs fail, the
+# correct one runs CORRECT_RUNS times: such a test earns under a tenth of a mutant per question on average.
+
+def test_a_test_blind_to_the_implementation_earns_under_a_tenth_of_a_mutant():
+    equivalents = sum(m.equivalent for m in MUTANTS)
+    for question in QUESTIONS:
+        real = sum(m.question == question for m in MUTANTS)
+        chance, three = mutation.luck(real, equivalents), mutation.luck(real, equivalents, correct=3)
+        print(f"{question}: {real} mutants, a position-only test catches {chance:.3f} on average "
+              f"({three:.3f} with 3 correct runs)")
+        assert chance < 0.1
+    assert mutation.luck(9, equivalents, correct=3) > 0.3  # why CORRECT_RUNS is not 3
+
+
+def position_only(fails: set[int], seen: list):
+    """A run(name, bug, seconds) whose verdict depends on its call's position only (and records the bugs)."""
+    def run(name, bug, seconds):
+        seen.append(bug)
+        return "AssertionError: my position" if len(seen) - 1 in fails else None
+    return run
+
+
+def test_the_grader_scores_a_position_only_test_as_luck_computes():
+    """A seeded simulation through grade_question itself: the mean catch of the best set of failing positions
+    matches mutation.luck's exact value, and the first trial is any implementation, the correct one too."""
+    own = sum(m.question == "q2" for m in MUTANTS)
+    exact = mutation.luck(own, sum(m.equivalent for m in MUTANTS))
+    rng, caught, first = random.Random(0), 0, set()
+    draws, scores = 20000, {messages.say("score", caught=k, total=own): k for k in range(own + 1)}
+    for _ in range(draws):
+        seen: list = []
+        graded = mutation.grade_question("q2", ["test_x"], position_only(set(range(5)), seen), rng=rng)
+        first.add(seen[0] is None or seen[0].startswith("eq_"))
+        caught += scores.get(graded.lines[0], 0)  # 0 when it failed on a correct run
+    mean = caught / draws
+    print(f"q2: {mean:.4f} caught on average by failing the first 5 trials, exact {exact:.4f}")
+    assert abs(mean - exact) < 0.006 and first == {True, False}
+
+
+def test_a_mutant_counts_only_when_the_tests_fail_in_both_of_its_runs():
+    for seed in range(3):
+        runs: dict = {}
+
+        def once(name, bug, seconds):  # fails on the first run of each implementation only
+            runs[bug] = runs.get(bug, 0) + 1
+            return "AssertionError: first" if bug is not None and runs[bug] == 1 else None
+        graded = mutation.grade_question("q1", ["test_x"], once, rng=random.Random(seed))
+        assert graded.lines[0] == messages.say("score", caught=0, total=9) and graded.share == 0.0, graded.lines
+        assert set(runs.values()) == {mutation.RUNS_PER_MUTANT, mutation.CORRECT_RUNS}
+        always = mutation.grade_question("q1", ["test_x"], lambda name, bug, seconds: None if bug is None or
+                                         bug.startswith("eq_") else "AssertionError", rng=random.Random(seed))
+        assert always.share == 1.0, always.lines
+
+
+PROBES = """import io
+import mmap
+
+
+def test_counts_in_a_file(impl):
+    with io.open("runs.txt", "a") as f:
+        f.write("x")
+    with io.open("runs.txt") as f:
+        n = len(f.read())
+    assert n % 16 != 1
+
+
+def shared_counter_test():
+    board = mmap.mmap(-1, 1)
+
+    def test_counts_in_shared_memory(impl):
+        board.seek(0)
+        n = board.read_byte() + 1
+        board.seek(0)
+        board.write_byte(n)
+        assert n % 11 != 1
+    return test_counts_in_shared_memory
+
+
+test_counts_in_shared_memory = shared_counter_test()
+"""
+
+
+def test_counters_kept_in_a_file_or_shared_memory_earn_nothing_in_the_check_cell(tmp_path, monkeypatch):
+    """Fifth reading A, in the check cell (hw.check_tests, the rule the grader uses): a counter in a file
+    (io.open) and one in an mmap made at cell level each caught the first (real) mutant, "caught 1 of 9" /
+    "1 of 4". Now each earns nothing (the secret order seeded here, a real mutant first, so the test repeats)."""
+    from anatomy.homework import attention_tests as hw
+    module, _ = write(tmp_path, PROBES)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(mutation, "random", types.SimpleNamespace(Random=lambda: random.Random(0)))
+    for question, name in (("q1", "test_counts_in_a_file"), ("q2", "test_counts_in_shared_memory")):
+        said = hw.check_tests.feedback([getattr(module, name)], question=question)
+        assert "caught 0 of" in said or "fails on the correct implementation" in said, (name, said)
+
+
+COPIED = """import copy
+
+
+def test_cache_with_a_deepcopy(impl):
+    mha = impl.MultiHeadAttention(8, 2).eval()
+    twin = copy.deepcopy(mha)
+
+
+def test_cache_with_a_twin(impl):
+    mha = impl.MultiHeadAttention(8, 2).eval()
+    twin = impl.MultiHeadAttention(8, 2).eval()
+    twin.load_state_dict(mha.state_dict())
+    x = torch.randn(2, 5, 8)
+    assert torch.allclose(twin(x)[0], mha(x)[0])
+    assert copy.copy(x).shape == x.shape
+"""
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_copying_an_object_under_test_is_refused_in_words_saying_what_to_do(tmp_path, language):
+    """Fifth reading B: copy.deepcopy(mha) failed with "cannot set '_number' ...". Now a clear refusal that
+    names load_state_dict, in the feedback's language; the twin built and loaded instead passes."""
+    module, _ = write(tmp_path, "import torch\n" + COPIED)
+    tests = {"test_cache_with_a_deepcopy": module.test_cache_with_a_deepcopy}
+    graded = mutation.grade_question("q3", list(tests), mutation.in_process(tests), language, rng=random.Random(0))
+    assert graded.share == 0.0 and messages.say("copy_refused", language) in graded.lines[0], graded.lines
+    assert messages.say("copy_refused", "en") == mutation.stand_in.COPY_REFUSED
+    twin = {"test_cache_with_a_twin": module.test_cache_with_a_twin}
+    assert mutation.in_process(twin)("test_cache_with_a_twin", None, 10.0) is None

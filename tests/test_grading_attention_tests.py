@@ -416,3 +416,95 @@ def test_a_float64_layer_and_the_word_time_in_a_message_are_honest_through_the_g
     result = graded(tmp_path, reference_code() + "\n" + HONEST_TOO, lists)
     assert scores(result) == dict.fromkeys(QUESTIONS, 3.0), outputs(result)
     assert result.flags == []
+
+
+@pytest.fixture
+def secret_order(monkeypatch):
+    """The grader's secret order, drawn from a seeded generator here so that the test repeats itself."""
+    import random
+    import types
+    from anatomy.homework.attention_tests import mutation
+    monkeypatch.setattr(mutation, "random", types.SimpleNamespace(Random=lambda: random.Random(0)))  # q1: a real one first
+
+
+PIDS = '''
+import io
+import _thread
+
+FIRST = {first}
+
+
+def test_shows_pids(impl):
+    with io.open("pids.txt", "a") as f:
+        f.write(f"{{_thread.get_native_id()}} ")
+    with io.open("pids.txt") as f:
+        assert False, "pids " + f.read()
+
+
+def test_knows_its_run_by_pid(impl):
+    assert _thread.get_native_id() != FIRST
+'''
+
+
+def test_position_dependent_tests_earn_nothing_through_the_grader(tmp_path, secret_order):
+    """Fifth reading A: a counter in a file (io.open, q2) or in an mmap made at cell level (q3) caught the first
+    (real) mutant in every case; so did a test failing on the fork's pid of the first trial (q1), learnt from
+    a first submission. The order is now secret and a mutant counts only when both of its runs fail: each
+    scores 0, unflagged, and the reference suite beside them keeps its marks."""
+    from test_attention_tests_homework import PROBES
+    (tmp_path / "first").mkdir()
+    said = outputs(graded(tmp_path / "first", PROBES + PIDS.format(first=0), EMPTY | {"q1": "[test_shows_pids]"}))
+    first = int(re.search(r"pids (\d+)", said["q1"]).group(1))  # the pid of the first trial
+    (tmp_path / "second").mkdir()
+    lists = EMPTY | {"q1": "[test_knows_its_run_by_pid]", "q2": "[test_counts_in_a_file]",
+                     "q3": "[test_counts_in_shared_memory]", "q5": REFERENCE_LISTS["q5"]}
+    result = graded(tmp_path / "second", reference_code() + PROBES + PIDS.format(first=first), lists)
+    assert scores(result) == {"q1": 0.0, "q2": 0.0, "q3": 0.0, "q4": 0.0, "q5": 3.0}, outputs(result)
+    assert "caught 0 of 9" in outputs(result)["q1"] and result.flags == [], outputs(result)
+
+
+SPAWNS = '''
+import copy
+import posix
+import subprocess
+import _posixsubprocess
+import _thread
+
+
+def spawn(fork_exec):
+    r, w = posix.pipe()
+    pid = fork_exec([b"/bin/true"], [b"/bin/true"], True, (w,), None, None, -1, -1, -1, -1, -1, -1, r, w, True, False,
+                    -1, None, None, None, -1, None, False)
+    posix.waitpid(pid, 0)
+
+
+def test_runs_true(impl):
+    subprocess.run(["/bin/true"])
+
+
+def test_fork_exec(impl):
+    spawn(_posixsubprocess.fork_exec)
+
+
+def test_starts_a_thread(impl):
+    _thread.start_new_thread(len, ((),))
+
+
+def test_deepcopy(impl):
+    copy.deepcopy(impl.MultiHeadAttention(8, 2))
+'''
+
+
+def test_starting_a_process_or_copying_scores_zero_with_a_clear_message_through_the_grader(tmp_path):
+    """Fifth reading A and B: subprocess.run (q1: the review refuses it), _posixsubprocess.fork_exec, which raises
+    no audit event (q2: the child's refusal), a thread (q3: RLIMIT_NPROC 0 in the trial's fork stops any
+    process or thread, fork_exec from a fresh copy of its module too), copy.deepcopy of an object under test
+    (q4: words naming load_state_dict); q5 keeps its marks."""
+    result = graded(tmp_path, reference_code() + SPAWNS, {"q1": "[test_runs_true]", "q2": "[test_fork_exec]",
+                                                         "q3": "[test_starts_a_thread]", "q4": "[test_deepcopy]",
+                                                         "q5": REFERENCE_LISTS["q5"]})
+    said = outputs(result)
+    assert scores(result) == {"q1": 0.0, "q2": 0.0, "q3": 0.0, "q4": 0.0, "q5": 3.0}, said
+    assert "subprocess" in said["q1"] and "starting a process is switched off in the grader" in said["q2"], said
+    assert "can't start new thread" in said["q3"] and "load_state_dict" in said["q4"], said
+    assert {flag.split(":")[0] for flag in result.flags if flag.startswith("q")} == {"q1"}, result.flags  # and cell 1

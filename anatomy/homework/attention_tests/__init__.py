@@ -9,8 +9,9 @@ graded by the planted bugs (mutants) they catch.
 MultiHeadAttention(d_model, num_heads) (q_proj, k_proj, v_proj, out_proj; forward(query, key, value,
 mask, cache)), DecoderLayer(d_model, num_heads, d_ff)(x, memory, memory_mask) and KVCache()
 (subject.py; `build(None)` is the correct one, `build("no_scale")` a mutant). A test never holds one:
-each is built in a process of its own (server.py, started by server_link.py) and the test's `impl` is a
-stand_in.Implementation proxy, the same for every implementation; each run starts from the same globals.
+each is built in a process apart from the tests, rebuilt for every run (server.py, started by server_link.py) and the test's `impl` is a
+stand_in.Implementation proxy, the same for every implementation; each run starts from the same globals,
+in a secret order in which every mutant runs twice (mutation.py).
 `practice(bug)` (practice.py) hands the notebook one such proxy to try tests on; it answers nothing while a check runs.
 mutants.py lists the mutants by question and category (public: students may practise on them; a test
 cannot tell which one runs), variants.py holds their code; checks.py holds the graded check `check_tests(tests, question=...)`;

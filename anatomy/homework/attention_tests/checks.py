@@ -6,7 +6,7 @@ graded by the planted bugs they catch (mutation.py).
 In the notebook the tests run here, in the student's process (formative feedback). In the trusted
 grader `tests` are proxies of the child's functions, and each run calls the test there under the run's
 time limit, so a test that hangs or kills the child costs this question only (the grader then starts a
-fresh child). Either way the implementation under test is built in a process of its own (server.py)
+fresh child). Either way the implementation under test is built in a process apart from the tests (server.py)
 and the test receives stand_in.Implementation proxies, the same whichever implementation runs.
 The score is partial: `PartialCredit.share` of the question's points (the grader reads it).
 """

@@ -2,13 +2,27 @@
 
 Each question's tests (functions `test_...(impl)`) run against the correct implementation and
 against each of the question's mutants and every equivalent mutant (mutants.py: the list is public;
-which one a run gets is what a test cannot learn). A mutant is
-caught when one test fails (raises) on it. The question's share: caught / its mutants, minus a quarter
-for each equivalent mutant a test fails; 0 when a test fails on the correct implementation, runs past
-its time limit, the question has no tests or too many, or its source does something review.py
-forbids (then it is flagged too; the trusted grader applies review.py through plan.SUITE). Every
-test run starts from the case's torch seed (the same for every implementation), so it draws the same
-inputs and weights whichever implementation it gets. The feedback names categories, not mutants.
+which one a run gets is what a test cannot learn). The trials come in a secret random order (the
+grader's rng): every mutant, real or equivalent, runs twice (RUNS_PER_MUTANT) and the correct one
+CORRECT_RUNS times, at random positions; on each trial the tests run in turn until one fails (raises),
+so each test runs at most once per trial. A real mutant is caught when the tests fail on it in both of
+its runs; an equivalent one counts as failed (a quarter of the points) when they fail on it in either.
+The question's share: caught / its mutants, minus a quarter for each equivalent mutant failed; 0 when a
+test fails on any correct run, runs past its time limit, the question has no tests or too many, or its
+source does something review.py forbids (then it is flagged too; the trusted grader applies review.py
+through plan.SUITE). Every test run starts from the case's torch seed (the same for every
+implementation), so it draws the same inputs and weights whichever implementation it gets, and an
+honest (deterministic) test gives the same verdict in both runs of a mutant.
+
+Why a test that does not read the implementation's behaviour earns nothing but by chance: whatever it
+keeps (a file, shared memory, its process id) can at most tell it its position in the sequence of
+trials, and the order is a secret permutation, so its failures fall on a set F of positions chosen
+without knowing which implementation sits where. It scores only when F holds no correct run and both
+runs of a mutant; `luck` computes the best such F's expected number of caught mutants exactly:
+0.090 of q1's 9 mutants, 0.043-0.053 for the others (tests/test_attention_tests_homework.py prints
+them), where 3 correct runs would allow 0.34 in q1. (A test that tells some implementations apart by
+what they compute gains no more on the rest: among those it cannot tell apart the order is still
+uniform.) The feedback names categories, not mutants.
 """
 from __future__ import annotations
 
@@ -24,6 +38,7 @@ from anatomy.homework.attention_tests.review import forbidden
 from anatomy.homework.attention_tests import server_link, stand_in, state, trial
 
 TEST_SECONDS, QUESTION_SECONDS, MAX_TESTS, EQUIVALENT_COST = 10.0, 40.0, 25, 0.25  # wall-clock seconds: a loaded 2-core machine must not time out an honest test
+RUNS_PER_MUTANT, CORRECT_RUNS = 2, 7  # with these, luck() < 0.1 of a mutant for every question (see the module)
 
 
 @dataclass
@@ -56,10 +71,9 @@ def grade_question(question: str, names: list[str], run: Callable[[str, str | No
                    rng: random.Random | None = None, stand_ins: dict[str, str] | None = None) -> Graded:
     """One question: its tests' `names`, `run(name, bug or None, seconds)` -> None (passed) or why it
     failed ("timeout"), `source` the cells that define them (reviewed first), `stand_ins` {a test's name: the
-    global practice object it reads} (state.stand_ins_read), named if that test fails the correct one. A real
-    mutant, drawn at random, runs first, then every other trial in random order with the correct implementation
-    among them, and the correct one twice more at the end: no test can tell it by the order (a test that
-    counts its calls, or records its first outputs to compare later ones with, fails on a correct run)."""
+    global practice object it reads} (state.stand_ins_read), named if that test fails the correct one. The
+    trials in a random order drawn from `rng`: every mutant RUNS_PER_MUTANT times, the correct one
+    CORRECT_RUNS times; a real mutant counts when every one of its runs fails (see the module)."""
     graded = Graded()
     if banned := forbidden(source):
         (key, fields), why = banned[0]  # what review.py refused: a catalogue key and its fields
@@ -75,16 +89,14 @@ def grade_question(question: str, names: list[str], run: Callable[[str, str | No
     if len(names) > MAX_TESTS:
         graded.lines.append(say("too_many", language, count=len(names), limit=MAX_TESTS))
         return graded
-    rng, stand_ins = rng or random.Random(), stand_ins or {}
+    stand_ins = stand_ins or {}
     own = [m for m in mutants if m.question == question]
-    trials: list[Mutant | None] = own + [m for m in mutants if m.equivalent] + [None]  # None: the correct one
-    rng.shuffle(trials)  # no order to learn from
-    real = [k for k, m in enumerate(trials) if m is not None and not m.equivalent]
-    if real:  # a real bug runs first: a test that records its first outputs and compares later ones fails
-        trials.insert(0, trials.pop(rng.choice(real)))  # on the correct one (review.py also refuses such state)
-    trials = trials + [None, None] if real else [None] + trials + [None]
+    trials: list[Mutant | None] = [m for m in own + [m for m in mutants if m.equivalent] for _ in range(RUNS_PER_MUTANT)]
+    trials += [None] * CORRECT_RUNS  # None: the correct one
+    (rng or random.Random()).shuffle(trials)  # a secret order: a run's position tells nothing
     deadline = time.monotonic() + question_seconds
-    caught, failed_equivalent = set(), []
+    failures: dict[str, int] = {}  # mutant name: how many of its runs a test failed
+    failed_equivalent: dict[str, str] = {}  # equivalent mutant name: the first test that failed on it
     for mutant in trials:
         for name in names:
             left = deadline - time.monotonic()
@@ -97,14 +109,14 @@ def grade_question(question: str, names: list[str], run: Callable[[str, str | No
                 return graded
             if why is not None and mutant is None:  # reading the practice object, not a wrong expectation: say so
                 graded.lines = [say("practice_read", language, test=name, name=repr(stand_ins[name])) if name in stand_ins
-                                else say("correct_fails", language, test=name, why=why)]
+                                else say("correct_fails", language, test=name, why=worded(why, language))]
                 return graded
             if why is not None:
+                failures[mutant.name] = failures.get(mutant.name, 0) + 1
                 if mutant.equivalent:
-                    failed_equivalent.append(name)
-                else:
-                    caught.add(mutant.name)
+                    failed_equivalent.setdefault(mutant.name, name)
                 break
+    caught = {m.name for m in own if failures.get(m.name, 0) == RUNS_PER_MUTANT}  # failed in every run
     graded.survivors = [m.name for m in own if m.name not in caught]
     graded.share = max(0.0, len(caught) / len(own) - EQUIVALENT_COST * len(failed_equivalent)) if own else 0.0
     graded.lines.append(say("score", language, caught=len(caught), total=len(own)))
@@ -113,9 +125,28 @@ def grade_question(question: str, names: list[str], run: Callable[[str, str | No
         graded.lines.append(say("survivors", language, categories="; ".join(categories)))
     if failed_equivalent:
         graded.lines.append(say("equivalent_failed", language, count=len(failed_equivalent),
-                                tests=", ".join(sorted(set(failed_equivalent)))))
+                                tests=", ".join(sorted(set(failed_equivalent.values())))))
     return graded
+
+
+def worded(why: str, language: str) -> str:
+    """A test's failure in the feedback's language where stand_in said it in the catalogue's English."""
+    return why.replace(say("copy_refused", "en"), say("copy_refused", language))
 
 
 def points(share: float, question_points: float) -> float:
     return math.floor(share * question_points * 100 + 1e-9) / 100
+
+
+def luck(mutants: int, equivalents: int, runs: int = RUNS_PER_MUTANT, correct: int = CORRECT_RUNS) -> float:
+    """The most real mutants a test whose verdict does not depend on the implementation catches on average:
+    the best over |F| = f of E[caught] for a set F of failing positions among the shuffled trials, exactly.
+    F must miss every correct run (else 0): P = C(N - f, correct) / C(N, correct); then each mutant's `runs`
+    positions are `runs` of the other N - correct, all in F with P = f (f - 1)... / (M (M - 1)...)."""
+    total = runs * (mutants + equivalents) + correct
+    others = total - correct
+
+    def expected(f: int) -> float:
+        inside = math.prod((f - i) / (others - i) for i in range(runs)) if f >= runs else 0.0
+        return mutants * inside * math.comb(total - f, correct) / math.comb(total, correct)
+    return max(expected(f) for f in range(total + 1))

@@ -1,7 +1,8 @@
 """The process that holds the implementation under test (homework 3, notebook 19_homework_attention_tests).
 
 A test never holds an implementation: every one (the correct one, each mutant, each equivalent mutant) is
-built here, in a process of its own (`python -m anatomy.homework.attention_tests.server`), and the test receives stand_in.Implementation proxies, whose type,
+built here, in a process apart from the tests (`python -m anatomy.homework.attention_tests.server`; one
+process rebuilds the implementation for every run and restarts only after a failure), and the test receives stand_in.Implementation proxies, whose type,
 attributes and everything reachable are the same whichever one runs; only the numbers that come back differ.
 `serve()` is that process: frames (frames.py: JSON and tensors, no pickle) on stdin, replies on stdout. "build" (the runner's only: the grader's relay refuses it from a test) builds one implementation
 (subject.build) after seeding torch and forgets the previous run's objects; "call", "getattr", "len",

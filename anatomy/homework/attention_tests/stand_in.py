@@ -1,6 +1,6 @@
 """What a homework-3 test receives as `impl` (notebook 19_homework_attention_tests), and how each run starts.
 
-The implementation under test lives in a process of its own (server.py); the test's `impl` is an
+The implementation under test lives in a process apart from the tests (server.py); the test's `impl` is an
 Implementation: a proxy whose type, attributes and methods are the same for every implementation (the
 correct one, each mutant, each equivalent one). Calling it, reading a public attribute (mha.q_proj.weight),
 len(cache), layer.eval() each become one request; tensors cross as copies (gradients do not flow back),
@@ -8,9 +8,11 @@ objects as further proxies numbered in the order the run meets them. `Link` spea
 notebook its `ask` is the server's, in the grader's child it is the child's channel to the grader, which
 forwards only a test's requests.
 
-Each run starts from the same state, so nothing a test keeps can tell one run from another: every run
-happens in a fork of its own (trial.py) that ends with it, and `run_test` puts fresh copies of the globals
-the tests read back (state.py) and seeds torch, random and numpy first. Sent to the grader's child as source
+Each run starts from the same state in Python: every run happens in a fork of its own (trial.py) that ends
+with it, and `run_test` puts fresh copies of the globals the tests read back (state.py) and seeds torch,
+random and numpy first. What survives a fork (a file, shared memory, the pid) tells a test at most its
+position among the runs, which mutation.py's secret order makes worth nothing. The proxies cannot be
+copied (COPY_REFUSED: build another and load_state_dict). Sent to the grader's child as source
 with frames.py, state.py and trial.py (plan.py): they import only torch, safetensors and the standard library.
 """
 from __future__ import annotations
@@ -28,6 +30,8 @@ from anatomy.homework.attention_tests.state import State
 from anatomy.homework.attention_tests.trial import isolated
 
 Ask = Callable[[dict, dict], tuple[dict, dict]]
+COPY_REFUSED = ("objects of the implementation under test cannot be copied: build another and load the weights, "
+                "twin.load_state_dict(mha.state_dict())")  # messages' "copy_refused" (en); the grader words it
 
 
 class Implementation:
@@ -62,6 +66,12 @@ class Implementation:
 
     def __bool__(self) -> bool:
         return True
+
+    def __copy__(self) -> Any:  # the object lives in the server's process: a copy here would be a second proxy
+        raise TypeError(COPY_REFUSED)
+
+    def __deepcopy__(self, memo: dict) -> Any:
+        raise TypeError(COPY_REFUSED)
 
     def __repr__(self) -> str:
         return f"<object {self._number} of the implementation under test>"

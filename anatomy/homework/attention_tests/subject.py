@@ -2,7 +2,7 @@
 03_attention (attention, masks), 04_multi_head_attention, 06_decoder (cross-attention), 11_gpt (the KV cache).
 Each piece is written as small steps (methods); a planted bug (a mutant, mutants.py) replaces one step's code
 (variants.py). `build(bug)` returns the implementation (`build(None)` the correct one), which server.py builds
-in a process of its own; a student's test receives proxies of it (stand_in.py). Masks are boolean, True = may attend. Shapes: B batch, H heads, Tq queries, Tk keys, D width, Dh = D / H.
+in a process apart from the tests; a student's test receives proxies of it (stand_in.py). Masks are boolean, True = may attend. Shapes: B batch, H heads, Tq queries, Tk keys, D width, Dh = D / H.
 """
 from __future__ import annotations
 

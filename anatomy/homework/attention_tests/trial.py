@@ -3,9 +3,12 @@ notebook 19_homework_attention_tests.
 
 `isolated(run, seconds, lost)` forks this process, calls `run()` in the fork and reads back one line: None
 when it returned, else "Type: message" of what it raised ("timeout" past `seconds`). The fork ends after the
-trial, so nothing the test changes (a global, a default argument, a closure, an attribute of a class, an
-object or a module, an lru_cache) reaches the next trial: every trial starts from the state the process had
-before the first. `lost()` runs when the fork ended without its line (killed at its time limit, crashed):
+trial, so nothing the test changes in Python's memory (a global, a default argument, a closure, an attribute
+of a class, an object or a module, an lru_cache) reaches the next trial: every trial starts from the state the
+process had before the first. State outside that memory (a file, shared memory, the fork's process id) can
+tell a test at most its position among the trials, which mutation.py's secret order makes worthless. In the
+fork no process or thread can start (`no_new_processes`: RLIMIT_NPROC 0, which the kernel enforces for every
+user but root, torch at one thread). `lost()` runs when the fork ended without its line (killed at its time limit, crashed):
 the link it spoke over may hold half a request. Sent to the grader's child as source (plan.py): standard
 library only; the child's tripwires allow os.fork from `isolated` alone.
 """
@@ -13,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import select
 import signal
 import sys
@@ -20,9 +24,23 @@ import time
 from typing import Callable
 
 
+def no_new_processes() -> None:
+    """In the fork: torch at one thread, then no process or thread may start (a test's fork_exec, a fork
+    bomb): RLIMIT_NPROC 0, soft and hard, so the test cannot raise it again; root is exempt (the grader's
+    child never runs as root: sandbox.py gives it a uid of its own)."""
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(1)  # its thread pool would need new threads in the fork
+    try:
+        resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
+    except (ValueError, OSError):  # a platform without it
+        pass
+
+
 def report(write_end: int, run: Callable[[], None]) -> None:
     """In the fork: run the trial, write its line, end the process (never returns)."""
     try:
+        no_new_processes()
         run()
         line = {"why": None}
     except BaseException as error:  # a test's failure, also SystemExit or KeyboardInterrupt

@@ -101,4 +101,8 @@ MESSAGES: dict[str, dict[str, str]] = {
                      "ko": "이 확인이 실행되는 동안 코드가 실패했으므로({why}) 이 문제는 0점입니다"},
     "import_error": {"en": "your test cell has a syntax error (line {line}: {msg}), so this question scores 0",
                      "ko": "테스트 셀에 문법 오류가 있어(줄 {line}: {msg}) 이 문제는 0점입니다"},
+    "copy_refused": {"en": "objects of the implementation under test cannot be copied: build another and load the "
+                           "weights, twin.load_state_dict(mha.state_dict())",
+                     "ko": "테스트 대상 구현의 객체는 복사할 수 없습니다. 하나 더 만들고 가중치를 불러오세요: "
+                           "twin.load_state_dict(mha.state_dict())"},
 }
