@@ -72,10 +72,11 @@ from anatomy.models.masked_lm import MaskedLMHead, TransformerForMaskedLM
 from anatomy.models.mlm_masking import IGNORE_INDEX, mask_tokens
 from anatomy.tasks.mlm_pretraining import (PRETRAINED_DIR, blank_log_probs, fill_in_blank, masked_batches,
                                  masked_lm_loss, pretrain, pretraining_sequences, pretraining_texts,
-                                 small_bert_config, train_tokenizer)
+                                 small_bert_config, train_tokenizer, SentenceTokenizer)
 from anatomy.tasks.pretraining_payoff import (COMPARISON_FILE, fine_tuned_accuracy, gain_over_random, mean_interval,
                                               recipe_for)
 from anatomy.corpora.sentiment_data import load_reviews
+from anatomy.corpora.fingerprint import compare_texts
 from anatomy.tasks.arms import compare_arms
 
 # %% [markdown]
@@ -254,17 +255,43 @@ anatomy.show_source(MaskedLMHead)
 # byte-level BPE (Sennrich et al., 2016; Radford et al., 2019), trained on this very text with 4,000
 # tokens (four of them special: `[PAD]`, `[CLS]`, `[SEP]`, `[MASK]`). Byte-level means no unknown token,
 # Korean included. Training it is quick, so we retrain it and check that it is the one shipped.
+#
+# One source is not the same on every machine: the docstrings are the *running* Python's, and each Python
+# version edits some of them. `make pretrain` recorded which Python made the shipped files and a fingerprint
+# of each source (how many texts, and their SHA-256; `anatomy.corpora.fingerprint`), not the text itself,
+# which the series never commits. On the same texts the retrained tokenizer must equal the shipped one merge
+# for merge; on others the cell says which source differs and checks what must still hold. Either way the
+# model was trained with the shipped tokenizer, so from here on we use that one.
 
 # %%
+# NBVAL_IGNORE_OUTPUT
+# not compared: sizes and counts of the running Python's docstrings; asserted equal to the record when the texts are the same
+log = json.loads((PRETRAINED_DIR / "training_log.json").read_text())
 texts = pretraining_texts()
 for name, part in texts.items():
     print(f"{name:<11} {len(part):6,} texts, {sum(len(t.encode()) for t in part) / 1e6:.2f} MB")
+match = compare_texts(log["texts_record"], texts)
+print(match.describe())
 every_text = [text for part in texts.values() for text in part]
-tokenizer = train_tokenizer(every_text)
+retrained = train_tokenizer(every_text)
 shipped = ByteLevelBPE.load(PRETRAINED_DIR / "tokenizer.json")
-assert tokenizer.bpe.merges == shipped.merges and tokenizer.bpe.vocab_size == shipped.vocab_size == 4000
+tokenizer = SentenceTokenizer(shipped)  # the one the model was trained with
 sequences = pretraining_sequences(tokenizer, every_text)
 print(f"{len(sequences):,} sequences of at most 64 tokens, {sum(map(len, sequences)):,} tokens")
+assert retrained.bpe.vocab_size == shipped.vocab_size == 4000
+assert all(shipped.decode(shipped.encode(text)) == text for text in every_text)  # byte-level: nothing lost
+if match.same:
+    counts = Counter(token for ids in sequences for token in ids)
+    assert retrained.bpe.merges == shipped.merges
+    assert (len(sequences), sum(map(len, sequences))) == (log["sequences"], log["tokens"])
+    assert [counts[i] for i in range(len(tokenizer))] == log["unigram_counts"]
+else:
+    shared = len(set(retrained.bpe.merges) & set(shipped.merges)) / len(shipped.merges)
+    print(f"the tokenizer retrained on these texts shares {shared:.1%} of the shipped one's merges")
+    assert shared > 0.95, "a few sentences changed: most merges must stay (98.4 % on Python 3.12, 99.0 % on 3.10)"
+    assert abs(len(sequences) / log["sequences"] - 1) < 0.01  # 3.12: 16,839; 3.10: 16,847
+
+# %%
 print(tokenizer.bpe.tokenize("the acting is good"), tokenizer.bpe.tokenize("난 너를 좋아해"))
 
 # %% [markdown]
@@ -286,12 +313,11 @@ anatomy.show_source(masked_lm_loss)
 # (`tools/pretrain.py`), which ships the weights and the loss per step in `anatomy/data/mlm_pretrained`.
 # Here we run 20 steps live from the same seed and the same batches. Only their first loss, computed
 # before any update, can equal the committed one: a 20-step run has a learning-rate schedule of its own
-# (below).
+# (below), and its batches are the same only where section 4 found the same texts.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
 # not compared: losses of a training run on this CPU (the asserts below check the first one and the fall)
-log = json.loads((PRETRAINED_DIR / "training_log.json").read_text())
 torch.manual_seed(log["seed"])
 fresh = TransformerForMaskedLM(small_bert_config(len(tokenizer)))
 initial_state = {name: value.clone() for name, value in fresh.state_dict().items()}
@@ -309,7 +335,7 @@ print("committed:", [round(x, 2) for x in log["losses"][:6]])
 # agrees (the assert below). What the whole run did:
 
 # %%
-assert abs(live.losses[0] - log["losses"][0]) < 0.01
+assert abs(live.losses[0] - log["losses"][0]) < (0.01 if match.same else 0.05)  # other texts: another first batch
 assert min(live.losses) < live.losses[0] - 0.3, "a few live steps already lower the loss"
 losses = torch.tensor(log["losses"])
 window = 25
@@ -345,15 +371,15 @@ print(f"unigram baseline {log['unigram_entropy']:.2f} nats; with the token at it
 #
 # Is it memorising? The validation split of the reviews was never read in pre-training. On it (masked
 # with a fixed seed), the shipped model against the two baselines, the unigram distribution counted on
-# the pre-training text:
+# the pre-training text (`make pretrain` recorded the count of every token; section 4 asserted that the
+# texts it fetched give the same counts, when they are the same texts):
 
 
 # %%
 model = TransformerForMaskedLM.from_pretrained(PRETRAINED_DIR)
 held_out = pretraining_sequences(tokenizer, load_reviews("validation").texts)
 held_batch = next(masked_batches(held_out, tokenizer, batch_size=len(held_out), seed=0))
-counts = Counter(token for ids in sequences for token in ids)
-frequencies = torch.tensor([counts[i] + 1 for i in range(len(tokenizer))], dtype=torch.float)  # add-one
+frequencies = torch.tensor(log["unigram_counts"], dtype=torch.float) + 1  # add-one; section 4 recounted them
 
 
 def model_and_baselines(batch):

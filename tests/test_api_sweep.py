@@ -322,6 +322,10 @@ EXAMPLES = {
     "anatomy.tasks.mlm_pretraining.train_tokenizer": lambda: call(["low lower lowest"], 270),
     "anatomy.tasks.mlm_pretraining.pretraining_sequences": lambda: call(sentence_tokenizer(), ["low lower lowest newer"], 5),
     "anatomy.tasks.mlm_pretraining.small_bert_config": lambda: call(300),
+    "anatomy.corpora.fingerprint.source_fingerprint": lambda: call(["Return the number.", "난 너를 좋아해"]),
+    "anatomy.corpora.fingerprint.texts_record": lambda: call({"docstrings": ["Return the number."], "korean": ["좋아해"]}),
+    "anatomy.corpora.fingerprint.compare_texts": lambda: call(
+        {"python": "3.11.7", "sources": {"docstrings": {"texts": 1, "sha256": "0" * 64}}}, {"docstrings": ["Return it."]}),
     "anatomy.tasks.mlm_pretraining.MaskedBatch": lambda: call(ids(), torch.ones(2, 7, dtype=torch.long), ids()),
     "anatomy.tasks.mlm_pretraining.masked_batches": lambda: call([[1, 5, 6, 2], [1, 7, 2]], sentence_tokenizer(), 2, 0),
     "anatomy.tasks.mlm_pretraining.masked_lm_loss": lambda: call(mlm(), masked_batch()),
@@ -606,7 +610,7 @@ UNCALLABLE = {
         "anatomy.models.vit.ImageClassifierOutput", "anatomy.checkpoints.pretrained.HubUnreachableError", "anatomy.interpret.induction.NoFeedForward",
         "anatomy.layers.kv_cache.LayerCache", "anatomy.generation.goodness_of_fit.GTest",
         "anatomy.generation.speculative.SpeculativeOutput", "anatomy.tasks.docstring_lm.BigramCache",
-        "anatomy.interpret.cross_attention.Example"]),
+        "anatomy.interpret.cross_attention.Example", "anatomy.corpora.fingerprint.TextsMatch"]),
     **reason("reads or fetches files or the package index (its errors name the file and the command to run)")([
         "anatomy.weights.bert_weights.load_config", "anatomy.weights.bert_weights.read_state_dict", "anatomy.checkpoints.checkpoint_files.read_config",
         "anatomy.checkpoints.checkpoint_files.read_safetensors", "anatomy.checkpoints.checkpoint_files.load_weights_file",
