@@ -277,6 +277,7 @@ char-gpt: install
 
 # Notebook 20's base model: a character GPT pre-trained on the docstrings, the training reviews and the Korean
 # training text (about 4 minutes on two cores), shipped in anatomy/data/base_gpt with the record of its
-# held-out losses (tests/test_base_gpt.py reproduces them). Then: make notebooks/20_instruction_tuning.executed
+# held-out losses beside n-gram baselines (tests/test_base_gpt.py reproduces them; `python -m tools.train_base_gpt
+# --rescore` re-scores the shipped weights without retraining). Then: make notebooks/20_instruction_tuning.executed
 base-gpt: install
 	$(PY) -m tools.train_base_gpt

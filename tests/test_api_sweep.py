@@ -566,6 +566,7 @@ EXAMPLES = {
     "anatomy.alignment.base_gpt.mixed_windows": lambda: call({name: ids(9, (30,)) for name in ("docstrings", "reviews", "korean")},
                                                              2, 8, torch.Generator().manual_seed(0)),
     "anatomy.alignment.base_gpt.unigram_loss": lambda: call(ids(9, (30,)), ids(9, (10,)), 9),
+    "anatomy.alignment.ngram_baseline.ngram_loss": lambda: call(ids(9, (30,)), ids(9, (10,)), 9, 3, 0.5),
     "anatomy.alignment.exact_match.prompt_ids": lambda: call(char_tokenizer(), ["low?", "lower?"]),
     "anatomy.alignment.exact_match.answer": lambda: call(char_gpt(), char_tokenizer(), ["low?", "lower?"], 3, 1),
     "anatomy.alignment.exact_match.exact_match": lambda: call(["2021-03-03", "cba"], ["2021-03-03", "abc"]),
@@ -624,7 +625,7 @@ UNCALLABLE = {
         "anatomy.corpora.sentiment_data.read_rated_sentences", "anatomy.corpora.sentiment_data.load_reviews", "anatomy.tasks.digits.load_digits_split",
         "anatomy.corpora.stdlib_docstrings.stdlib_sentences", "anatomy.tasks.docstring_lm.docstring_corpus", "anatomy.display.viz.neuron_model",
         "anatomy.display.viz.neuron_view", "anatomy.tasks.dates.all_dates", "anatomy.alignment.base_corpus.base_texts",
-        "anatomy.alignment.base_gpt.held_out_losses", "anatomy.alignment.base_gpt.save_base_gpt",
+        "anatomy.alignment.base_gpt.held_out_losses", "anatomy.alignment.base_gpt.evaluate_base_gpt", "anatomy.alignment.base_gpt.save_base_gpt",
         "anatomy.alignment.base_gpt.load_base_gpt", "anatomy.alignment.exact_match.held_out_tasks"]),
     **reason("sets up or displays a notebook (no argument to get wrong, or a figure/HTML to look at)")([
         "anatomy.display.notebook.pick_device", "anatomy.display.notebook.seed_everything", "anatomy.display.notebook.quiet_libraries",

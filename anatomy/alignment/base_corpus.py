@@ -1,13 +1,14 @@
 """The base model's text and vocabulary: characters, with reserved ids for the chat template's tokens.
 
 Taught in: 20_instruction_tuning.  Shapes: N characters of text (1-D ids).
-The instruction tasks write dates in Korean (2021년 3월 3일) and reverse or count letters, so the base GPT
-reads characters (as notebook 11's does), from three offline sources: the standard library's docstrings
-(11), the training split of 09's review sentences and the training part of 15's Korean corpus. Each
-source keeps a held-out part the model never trains on. The chat template's tokens get reserved ids
-0-5 (RESERVED): no text encodes to them, so a base model never sees them in pre-training and, before any
-tuning, cannot know what `<|assistant|>` asks or when to write `<|end|>`. A character outside the
-vocabulary (a rare Hangul syllable of the held-out bills) becomes `<|unk|>`.
+The instruction tasks read dates written in Korean (2021년 3월 3일) and reverse or count letters, so the
+base GPT reads characters (as notebook 11's does), from three offline sources: the standard library's
+docstrings (11), the training split of 09's review sentences and the training part of 15's Korean corpus.
+Each source keeps a held-out part the model never trains on, less any line that also occurs in training.
+The chat template's tokens get reserved ids 2-5 (RESERVED also holds <|pad|> 0 and <|unk|> 1): no text
+encodes to them unless it writes the token itself, so a base model never sees them in pre-training and,
+before any tuning, cannot know what `<|assistant|>` asks or when to write `<|end|>`. A character outside
+the vocabulary (a rare Hangul syllable of the held-out bills) becomes `<|unk|>`.
 """
 from __future__ import annotations
 
@@ -75,12 +76,18 @@ class CharTokenizer:
 
 def base_texts(held_out: bool = False) -> dict[str, list[str]]:
     """Lines of each source: the training part, or the held-out part (docstrings' last tenth, the reviews'
-    validation split, the two held-out bills). Needs the reviews and the Korean corpus (make install)."""
+    validation split, the two held-out bills) less every line that also occurs in the training part (the
+    bills' boilerplate, such as 의안 번호 or 제안이유, recurs in the training bills; one review line
+    recurs). Needs the reviews and the Korean corpus (make install)."""
     docstrings = stdlib_sentences(6000)
     cut = int(len(docstrings) * 0.9)  # as notebook 11 splits them
-    return {"docstrings": docstrings[cut:] if held_out else docstrings[:cut],
-            "reviews": load_reviews("validation" if held_out else "train").texts,
-            "korean": korean_lines(held_out=held_out)}
+    train = {"docstrings": docstrings[:cut], "reviews": load_reviews("train").texts, "korean": korean_lines()}
+    if not held_out:
+        return train
+    held = {"docstrings": docstrings[cut:], "reviews": load_reviews("validation").texts,
+            "korean": korean_lines(held_out=True)}
+    seen = {name: set(lines) for name, lines in train.items()}
+    return {name: [line for line in held[name] if line not in seen[name]] for name in SOURCES}
 
 
 def build_tokenizer(texts: dict[str, list[str]]) -> CharTokenizer:
