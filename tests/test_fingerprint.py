@@ -50,6 +50,13 @@ def test_one_changed_text_takes_the_other_path_and_names_its_source(record_on_31
     assert both.differing == ("docstrings", "korean")
 
 
+def test_a_patch_release_with_other_docstrings_names_both_full_versions(record_on_311, monkeypatch):
+    monkeypatch.setattr(platform, "python_version", lambda: "3.11.9")
+    match = compare_texts(record_on_311, {**TEXTS, "docstrings": ["Close the file."]})
+    assert match.describe() == ("the docstrings differ from those the shipped files were made from: "
+                                "Python 3.11.9 vs 3.11.7")
+
+
 def test_a_source_on_one_side_only_differs(record_on_311):
     assert compare_texts(record_on_311, {**TEXTS, "extra": ["more"]}).differing == ("extra",)
     assert compare_texts(record_on_311, {"reviews": TEXTS["reviews"], "korean": TEXTS["korean"]}).differing == ("docstrings",)

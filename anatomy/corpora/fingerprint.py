@@ -52,6 +52,8 @@ class TextsMatch:
         recorded, running = (".".join(version.split(".")[:2]) for version in (self.recorded_python, self.running_python))
         if self.same:
             return f"the texts are those the shipped files were made from (Python {recorded}): reproduced exactly"
+        if recorded == running:  # the same minor version: only the full versions tell them apart
+            recorded, running = self.recorded_python, self.running_python
         return (f"the {', '.join(self.differing)} differ from those the shipped files were made from: "
                 f"Python {running} vs {recorded}")
 
