@@ -63,6 +63,7 @@ import anatomy
 device = anatomy.setup_notebook(seed=0)
 
 # %%
+import collections
 import tempfile
 
 import datasets
@@ -157,7 +158,8 @@ print(f"{len(conversations)} conversations, with and without the generation prom
 # characters in the same training text (`ngram_loss`), scored on the same held-out characters: each
 # character's frequency (unigram), the next character given the one before it (bigram) or the two before it
 # (trigram), each with add-one smoothing; and a trigram and a 4-gram table with lighter smoothing (add
-# α = 0.01, the best of 1, 0.1, 0.01 and 0.001 on this held-out text, so a little optimistic for the tables).
+# α = 0.01, the best of 1, 0.1, 0.01 and 0.001 on this held-out text or within 0.01 nats of it, so a little
+# optimistic for the tables).
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -185,19 +187,21 @@ print(rendered, "->", char_tokenizer.encode(rendered))
 # lighter smoothing, which knows only which character tends to follow the two before it, beats the GPT on
 # the docstrings and the reviews, and a 4-gram table beats it by more. Only on the Korean text, where the
 # tables' counts are sparse, does the GPT beat them all. This model, pre-trained for under 4 minutes on two
-# cores, is at about the level of a character trigram table. Given plain held-out text, with no template,
+# cores, lies between a bigram and a trigram table on English text and beats both on Korean. Given plain held-out text, with no template,
 # the first line of each source, it writes this:
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-# not compared: text the shipped weights write (rounding on another CPU could flip a near tie); asserted: a loop
+# not compared: text the shipped weights write (rounding on another CPU could flip a near tie; a model
+# re-trained with make base-gpt writes other text); asserted: a loop (one word at least half of all)
 held_out_text = base_texts(held_out=True)
 for name in SOURCES:
     start = held_out_text[name][0][:48]
     ids = torch.tensor([char_tokenizer.encode(start)])
     written = char_tokenizer.decode(generate(base, ids, max_new_tokens=48)[0, ids.size(1):])
     print(f"{name:10} {start!r}\n{'':10} -> {written!r}")
-    assert len(set(written.split())) <= 6  # a few short words (or none), repeated
+    words = written.split()
+    assert not words or collections.Counter(words).most_common(1)[0][1] >= len(words) / 2  # one word, repeated
 
 # %% [markdown]
 # Whatever English it is given, it writes "the", the most frequent English word, and a few short fragments
@@ -238,7 +242,7 @@ for task, examples in held_out.items():
 # on another CPU or for a model re-trained with `make base-gpt`). What it wrote after an instruction is
 # like what it wrote after plain text: a few short words ("is", "and", "the") repeated, whatever the
 # instruction asks. So the 0 %
-# says that this model cannot answer yet; it does not say why. A model at the level of a trigram table
+# says that this model cannot answer yet; it does not say why. A model no better than a trigram table
 # might fail these tasks even if the template meant something to it, so these cells cannot tell "not
 # instruction-tuned" apart from "barely trained". What its training does settle: nothing marked
 # `<|assistant|>` as the place where an answer begins, and `<|end|>` was never a target, so it has no
@@ -412,9 +416,9 @@ print("DPO loss, mean implicit rewards (chosen, rejected) and the embedding's gr
 # updated with the policy (caught by a two-step comparison with `trl`).
 #
 # ## Takeaways
-# - Our base model, pre-trained for under 4 minutes on two cores, is at about the level of a character
-#   trigram table: given plain text or a held-out instruction in the chat template, it repeats a few short
-#   words, answers none exactly and ends no turn within 24 characters. That shows it cannot answer yet, not
+# - Our base model, pre-trained for under 4 minutes on two cores, lies between a character bigram and a
+#   trigram table on English text: given plain text or a held-out instruction in the chat template, it repeats
+#   a few short words (after Korean text, spaces), answers none exactly and ends no turn within 24 characters. That shows it cannot answer yet, not
 #   why. The template's tokens are reserved ids (2-5) that no training text encodes to, so pre-training never
 #   taught it what `<|assistant|>` asks or when to stop.
 # - A chat template turns roles and turns into one token sequence; its special tokens, not the text, mark
@@ -466,7 +470,7 @@ print("DPO loss, mean implicit rewards (chosen, rejected) and the embedding's gr
 # | reference model | 참조 모델 |
 #
 # ## 핵심 요약
-# - CPU 코어 두 개로 4분이 채 안 되게 사전 학습한 우리 베이스 모델은 문자 트라이그램 표와 비슷한 수준이다. 일반 텍스트를 받든 채팅 템플릿에 담은 홀드아웃 지시를 받든 짧은 단어 몇 개를 되풀이하고, 어느 것에도 정확히 답하지 못하며, 24문자 안에 턴을 끝내지 않는다. 이것은 모델이 아직 답하지 못한다는 것을 보여 줄 뿐, 그 이유를 보여 주지는 않는다. 템플릿의 토큰은 어떤 학습 텍스트를 인코딩해도 나오지 않는 예약된 id(2-5)이므로, 사전 학습은 `<|assistant|>`가 무엇을 요청하는지도, 언제 멈춰야 하는지도 가르치지 않았다.
+# - CPU 코어 두 개로 4분이 채 안 되게 사전 학습한 우리 베이스 모델은 영어 텍스트에서 문자 바이그램 표와 트라이그램 표 사이에 있다. 일반 텍스트를 받든 채팅 템플릿에 담은 홀드아웃 지시를 받든 짧은 단어 몇 개를 되풀이하고(한국어 텍스트 뒤에는 공백만 쓰고), 어느 것에도 정확히 답하지 못하며, 24문자 안에 턴을 끝내지 않는다. 이것은 모델이 아직 답하지 못한다는 것을 보여 줄 뿐, 그 이유를 보여 주지는 않는다. 템플릿의 토큰은 어떤 학습 텍스트를 인코딩해도 나오지 않는 예약된 id(2-5)이므로, 사전 학습은 `<|assistant|>`가 무엇을 요청하는지도, 언제 멈춰야 하는지도 가르치지 않았다.
 # - 채팅 템플릿은 역할과 턴을 토큰 시퀀스 하나로 바꾼다. 누가 말하는지는 특수 토큰이 표시하고, 턴 종료 토큰은 모델에게 멈추는 법을 가르친다. 우리 템플릿은 `apply_chat_template`과 토큰 하나하나까지 같다.
 # - SFT는 프롬프트의 레이블을 −100으로 둔 다음 토큰 예측이다. 어시스턴트의 토큰만 학습하며, 우리 손실은 같은 배치에서 `trl`의 손실과 같다.
 # - LoRA는 고정된 층에 랭크 r의 갱신 `(alpha / r) B A`를 학습한다. 처음에는 B가 0이고, 병합하면 추론 비용이 늘지 않는다. 출력, 병합된 가중치, 학습되는 파라미터가 `peft`와 같다.

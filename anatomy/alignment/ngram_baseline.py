@@ -1,12 +1,13 @@
-"""Character n-gram baselines for the base model's held-out loss: count in the training text, add one, score.
+"""Character n-gram baselines for the base model's held-out loss: count in the training text, smooth, score.
 
 Taught in: 20_instruction_tuning.  Shapes: N training ids, M held-out ids (both 1-D), V vocabulary.
 An order-n table predicts a character from the n - 1 characters before it, by counting in the training
 text how often each character followed that context, plus one count for every character of the vocabulary
-(add-one smoothing, so nothing is impossible): P(c | context) = (count(context + c) + 1) / (count(context) + V).
+(add-α smoothing, so nothing is impossible; α = 1 is add-one):
+P(c | context) = (count(context + c) + α) / (count(context) + α V).
 Order 1 is the unigram baseline (frequencies alone), order 2 a bigram table, order 3 a trigram table.
-Notebook 20 prints them beside the GPT's held-out loss: a model that does not beat the trigram table has
-learned no more than which character tends to follow the two before it.
+Notebook 20 prints them beside the GPT's held-out loss: a model that does not beat the trigram table
+predicts held-out text no better than such a table.
 """
 from __future__ import annotations
 
