@@ -852,3 +852,11 @@ def test_copying_an_object_under_test_is_refused_in_words_saying_what_to_do(tmp_
     assert messages.say("copy_refused", "en") == mutation.stand_in.COPY_REFUSED
     twin = {"test_cache_with_a_twin": module.test_cache_with_a_twin}
     assert mutation.in_process(twin)("test_cache_with_a_twin", None, 10.0) is None
+
+
+def test_a_run_cut_short_by_the_question_budget_names_the_budget_not_the_run_limit():
+    slow = lambda name, bug, seconds: "timeout"  # every run ends at whatever limit it was given
+    graded = mutation.grade_question("q1", ["test_slow"], slow, test_seconds=10.0, question_seconds=5.0)
+    assert graded.share == 0 and graded.lines == [mutation.say("question_budget", "en", seconds=5.0)], graded.lines
+    graded = mutation.grade_question("q1", ["test_slow"], slow, test_seconds=10.0, question_seconds=60.0)
+    assert graded.lines == [mutation.say("timeout", "en", test="test_slow", seconds=10.0)], graded.lines

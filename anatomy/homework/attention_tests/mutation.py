@@ -15,14 +15,17 @@ implementation), so it draws the same inputs and weights whichever implementatio
 honest (deterministic) test gives the same verdict in both runs of a mutant.
 
 Why a test that does not read the implementation's behaviour earns nothing but by chance: whatever it
-keeps (a file, shared memory, its process id) can at most tell it its position in the sequence of
+keeps without reading outputs (a file, shared memory, its process id) can at most tell it its position in the sequence of
 trials, and the order is a secret permutation, so its failures fall on a set F of positions chosen
 without knowing which implementation sits where. It scores only when F holds no correct run and both
 runs of a mutant; `luck` computes the best such F's expected number of caught mutants exactly:
 0.090 of q1's 9 mutants, 0.043-0.053 for the others (tests/test_attention_tests_homework.py prints
 them), where 3 correct runs would allow 0.34 in q1. (A test that tells some implementations apart by
 what they compute gains no more on the rest: among those it cannot tell apart the order is still
-uniform.) The feedback names categories, not mutants.
+uniform.) Not covered: a test that keeps the outputs it saw (in a file or shared memory, which survive the
+forks) can learn the correct code's outputs by majority over the runs, as if it had copied numbers from the
+correct code (the sixth reading's probe earned 2.3-2.7 of 3 points); the review refuses `open`, not every way
+to write. The feedback names categories, not mutants.
 """
 from __future__ import annotations
 
@@ -37,7 +40,7 @@ from anatomy.homework.attention_tests.mutants import MUTANTS, Mutant
 from anatomy.homework.attention_tests.review import forbidden
 from anatomy.homework.attention_tests import server_link, stand_in, state, trial
 
-TEST_SECONDS, QUESTION_SECONDS, MAX_TESTS, EQUIVALENT_COST = 10.0, 40.0, 25, 0.25  # wall-clock seconds: a loaded 2-core machine must not time out an honest test
+TEST_SECONDS, QUESTION_SECONDS, MAX_TESTS, EQUIVALENT_COST = 10.0, 90.0, 25, 0.25  # wall-clock seconds: a loaded 2-core machine must not time out an honest test
 RUNS_PER_MUTANT, CORRECT_RUNS = 2, 7  # with these, luck() < 0.1 of a mutant for every question (see the module)
 
 
@@ -104,8 +107,9 @@ def grade_question(question: str, names: list[str], run: Callable[[str, str | No
                 graded.lines = [say("question_budget", language, seconds=question_seconds)]
                 return graded
             why = run(name, mutant and mutant.name, min(test_seconds, left))
-            if why == "timeout":
-                graded.lines = [say("timeout", language, test=name, seconds=test_seconds)]
+            if why == "timeout":  # the question's budget ran out first, or the run's own limit
+                graded.lines = [say("question_budget", language, seconds=question_seconds) if left < test_seconds
+                                else say("timeout", language, test=name, seconds=test_seconds)]
                 return graded
             if why is not None and mutant is None:  # reading the practice object, not a wrong expectation: say so
                 graded.lines = [say("practice_read", language, test=name, name=repr(stand_ins[name])) if name in stand_ins
