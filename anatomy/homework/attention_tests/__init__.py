@@ -14,7 +14,7 @@ stand_in.Implementation proxy, the same for every implementation; each run start
 in a secret order in which every mutant runs twice (mutation.py).
 `practice(bug)` (practice.py) hands the notebook one such proxy to try tests on; it answers nothing while a check runs.
 mutants.py lists the mutants by question and category (public: students may practise on them; a test
-cannot tell which one runs), variants.py holds their code; checks.py holds the graded check `check_tests(tests, question=...)`;
+is not told which one runs), variants.py holds their code; checks.py holds the graded check `check_tests(tests, question=...)`;
 mutation.py grades a question's tests against them; review.py refuses tests that pry at which
 implementation runs or reach outside the test; anatomy.homework.messages holds its messages in English
 and Korean.

@@ -5,8 +5,9 @@ notebook 19_homework_attention_tests.
 when it returned, else "Type: message" of what it raised ("timeout" past `seconds`). The fork ends after the
 trial, so nothing the test changes in Python's memory (a global, a default argument, a closure, an attribute
 of a class, an object or a module, an lru_cache) reaches the next trial: every trial starts from the state the
-process had before the first. State outside that memory (a file, shared memory, the fork's process id) can
-tell a test at most its position among the trials, which mutation.py's secret order makes worthless. In the
+process had before the first. State outside that memory (the fork's process id; a file or shared memory
+filled without the outputs) tells a test at most its position, which mutation.py's secret order makes
+worthless; outputs a test keeps there are not covered (see mutation.py). In the
 fork no process or thread can start (`no_new_processes`: RLIMIT_NPROC 0, which the kernel enforces for every
 user but root, torch at one thread). `lost()` runs when the fork ended without its line (killed at its time limit, crashed):
 the link it spoke over may hold half a request. Sent to the grader's child as source (plan.py): standard
