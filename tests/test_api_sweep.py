@@ -565,7 +565,6 @@ EXAMPLES = {
     "anatomy.alignment.base_gpt.base_config": lambda: call(40),
     "anatomy.alignment.base_gpt.mixed_windows": lambda: call({name: ids(9, (30,)) for name in ("docstrings", "reviews", "korean")},
                                                              2, 8, torch.Generator().manual_seed(0)),
-    "anatomy.alignment.base_gpt.unigram_loss": lambda: call(ids(9, (30,)), ids(9, (10,)), 9),
     "anatomy.alignment.ngram_baseline.ngram_loss": lambda: call(ids(9, (30,)), ids(9, (10,)), 9, 3, 0.5),
     "anatomy.alignment.exact_match.prompt_ids": lambda: call(char_tokenizer(), ["low?", "lower?"]),
     "anatomy.alignment.exact_match.answer": lambda: call(char_gpt(), char_tokenizer(), ["low?", "lower?"], 3, 1),

@@ -19,7 +19,7 @@ import torch.nn.functional as F
 from anatomy.alignment import (BASE_GPT_DIR, BASELINES, END_OF_TURN, RESERVED, SOURCES, SPECIAL_TOKENS, CharTokenizer,
                                answer, base_config, base_texts, build_tokenizer, chat, evaluate_base_gpt, exact_match,
                                held_out_losses, held_out_tasks, load_base_gpt, mixed_windows, ngram_loss, render_chat,
-                               source_ids, unigram_loss)
+                               source_ids)
 from anatomy.corpora.korean_corpus import korean_lines
 from anatomy.corpora.sentiment_data import load_reviews
 from anatomy.models.gpt import GPT, GPTConfig
@@ -173,7 +173,7 @@ def test_windows_come_from_every_source_and_are_context_long():
 def test_the_unigram_baseline_is_the_entropy_of_the_counted_frequencies():
     train_ids, held_out_ids = torch.tensor([0, 0, 1, 2]), torch.tensor([0, 1])
     # add-one counts: 3, 2, 2 of 7
-    assert unigram_loss(train_ids, held_out_ids, 3) == pytest.approx(-(torch.tensor(3 / 7).log() + torch.tensor(2 / 7).log()).item() / 2)
+    assert ngram_loss(train_ids, held_out_ids, 3, order=1) == pytest.approx(-(torch.tensor(3 / 7).log() + torch.tensor(2 / 7).log()).item() / 2)
 
 
 def test_bad_inputs_are_named(shipped, tmp_path):

@@ -4,7 +4,7 @@ Taught in: 20_instruction_tuning.
 """
 from anatomy.alignment.base_corpus import PAD, RESERVED, SOURCES, UNKNOWN, CharTokenizer, base_texts, build_tokenizer, source_ids
 from anatomy.alignment.base_gpt import (BASE_GPT_DIR, BASELINES, base_config, evaluate_base_gpt, held_out_losses,
-                                        load_base_gpt, mixed_windows, pretrain_base_gpt, save_base_gpt, unigram_loss)
+                                        load_base_gpt, mixed_windows, pretrain_base_gpt, save_base_gpt)
 from anatomy.alignment.chat_template import (CHAT_TEMPLATE, END_OF_TURN, ROLES, SPECIAL_TOKENS, chat_segments,
                                              check_messages, encode_chat, render_chat)
 from anatomy.alignment.dpo import answer_logprobs, check_pairs, dpo_loss, frozen_reference, preference_loss
@@ -17,7 +17,7 @@ from anatomy.alignment.sft_loss import IGNORE_INDEX, chat_batch, sft_labels, sft
 
 __all__ = ["BASE_GPT_DIR", "BASELINES", "evaluate_base_gpt", "ngram_loss", "PAD", "RESERVED", "SOURCES", "UNKNOWN", "CharTokenizer", "answer", "base_config", "base_texts",
            "build_tokenizer", "exact_match", "held_out_losses", "held_out_tasks", "load_base_gpt", "mixed_windows",
-           "pretrain_base_gpt", "prompt_ids", "save_base_gpt", "source_ids", "unigram_loss",
+           "pretrain_base_gpt", "prompt_ids", "save_base_gpt", "source_ids",
            "CHAT_TEMPLATE", "END_OF_TURN", "IGNORE_INDEX", "KOREAN_FORMATS", "ROLES", "SPECIAL_TOKENS", "SPLITS", "TASKS",
            "chat", "check_split", "sentiment_examples", "task_examples", "LoRALinear", "add_lora",
            "answer_logprobs", "chat_batch", "chat_segments", "check_messages", "check_pairs", "dpo_loss", "encode_chat",

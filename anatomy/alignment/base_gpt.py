@@ -67,11 +67,6 @@ def _mixed_windows(texts: dict[str, torch.Tensor], batch_size: int, length: int,
         yield torch.stack(rows)  # (B, length + 1)
 
 
-def unigram_loss(train_ids: torch.Tensor, held_out_ids: torch.Tensor, vocab_size: int) -> float:
-    """The first baseline: each character's frequency in the training text (add-one), scored on held-out text."""
-    return ngram_loss(train_ids, held_out_ids, vocab_size, order=1)
-
-
 def held_out_losses(model: GPT, tokenizer: CharTokenizer, held_out: dict[str, list[str]] | None = None) -> dict[str, float]:
     """Mean next-character loss (nats) on the first HELD_OUT_CHARACTERS of each source's held-out text."""
     held_out = base_texts(held_out=True) if held_out is None else held_out
@@ -84,9 +79,10 @@ def evaluate_base_gpt(model: GPT, tokenizer: CharTokenizer) -> dict[str, Any]:
     that loss, and each BASELINES table's loss on the same held-out text (its first order - 1 ids are context)."""
     texts, held_out = base_texts(), base_texts(held_out=True)
     length = check_type("model", model, GPT).config.max_position_embeddings
-    record: dict[str, Any] = {"held_out_characters": {}, "held_out_loss": held_out_losses(model, tokenizer, held_out)}
+    record: dict[str, Any] = {"held_out_characters": {}, "held_out_loss": {}}
     for name in SOURCES:
-        ids = source_ids(tokenizer, held_out[name])[:HELD_OUT_CHARACTERS]
+        ids = source_ids(tokenizer, held_out[name])[:HELD_OUT_CHARACTERS]  # as held_out_losses reads them
+        record["held_out_loss"][name] = validation_loss(model, ids)
         scored = (len(ids) - 1) // length * length  # as validation_loss: the ids after the first, in whole windows
         record["held_out_characters"][name] = scored
         train_ids = source_ids(tokenizer, texts[name])
