@@ -5,9 +5,9 @@ sandbox.py starts it as `python -I -c BOOT`; BOOT reads this module and the othe
 1. confine: (as root inside its own namespaces, when it has them) hide the paths it must not read,
    give each world-writable folder a fresh tmpfs, enter a private working folder (its TMPDIR inside),
    set resource limits, drop to the grading uid;
-2. prepare: import the libraries the notebook needs, apply the poisoning policy (poison.py), load
-   the substitutes a check may hand back, stub `otter` and `anatomy.homework` (so the notebook's
-   import cell runs), install the audit tripwires;
+2. prepare: import the libraries the notebook needs, apply the poisoning policy (poison.py), load the substitutes
+   a check may hand back, stub `otter` and `anatomy.homework` (so the notebook's import cell runs), seal it
+   where its group asks (seal.py: no file written), install the audit tripwires;
 3. answer requests (wire frames on stdin; replies on setup["reply_fd"]) until told to stop; while one
    runs, handles.CHANNEL["ask"] may send the grader a question (a frame {"ask": ...}) and read its answer.
 Objects that are not plain data stay here; the parent holds handles to them (proxies.py).
@@ -26,7 +26,7 @@ import types
 
 import torch
 
-from anatomy_grading import blocks, poison, reach, tripwires, wire
+from anatomy_grading import blocks, poison, reach, seal, tripwires, wire
 from anatomy_grading.handles import CHANNEL, Handles, answer
 from anatomy_grading.stubs import Stub, StubFinder
 
@@ -79,7 +79,7 @@ def confine(setup: dict) -> None:
     ctypes.CDLL(None, use_errno=True).prctl(1, 9, 0, 0, 0)
 
 
-def prepare(setup: dict) -> list[str]:
+def prepare(setup: dict) -> tuple[list[str], str | None]:
     torch.set_num_threads(setup["threads"])
     torch.set_flush_denormal(True)  # a diverging run's denormal numbers would make it many times slower
     import importlib
@@ -102,8 +102,9 @@ def prepare(setup: dict) -> list[str]:
     sys.meta_path.insert(0, StubFinder(("otter", "anatomy.homework", "anatomy_grading")))
     linecache.clearcache()
     tripwires.refuse_spawning()
+    sealed = seal.seal() if setup.get("sealed") else None  # before the hook: Landlock's syscalls go through ctypes
     sys.addaudithook(tripwires.tripwire)
-    return poisoned
+    return poisoned, sealed
 
 
 def main(setup: dict) -> None:
@@ -128,16 +129,16 @@ def main(setup: dict) -> None:
         reply({"ask": message}, tensors)
         return wire.unpack(*(lambda lengths: (read(lengths[0]), read(lengths[1])))(wire.lengths(read(wire.HEADER.size))))
     CHANNEL["ask"] = ask
+    CHANNEL["keep"] = (0, 1, 2, reply_fd) if setup.get("sealed") else None  # all a trial's fork keeps open (trial.py)
 
     try:
         confine(setup)
-        poisoned = prepare(setup)
+        poisoned, sealed = prepare(setup)
     except BaseException as error:  # the instructor's problem (or the platform's), never the student's
         reply({"fatal": f"{type(error).__name__}: {error}"})
         os._exit(1)
-    reply({"ready": True, "poisoned": poisoned})
-    handles, namespace = Handles(), {"__name__": "__main__", "__builtins__": builtins, "display": print,
-                                     "get_ipython": Stub()}
+    reply({"ready": True, "poisoned": poisoned, "sealed": sealed})
+    handles, namespace = Handles(), {"__name__": "__main__", "__builtins__": builtins, "display": print, "get_ipython": Stub()}
     while True:
         message, tensors = wire.unpack(*(lambda lengths: (read(lengths[0]), read(lengths[1])))(
             wire.lengths(read(wire.HEADER.size))))

@@ -25,7 +25,7 @@ import torch
 from anatomy.homework.processes import end_process_group
 from anatomy_grading import sandbox, uids, wire
 
-SHIPPED = ("wire", "shipping", "tripwires", "poison", "stubs", "qualname", "blocks", "reach", "handles", "child")  # the modules the child runs, sent as source
+SHIPPED = ("wire", "shipping", "seal", "tripwires", "poison", "stubs", "qualname", "blocks", "reach", "handles", "child")  # the modules the child runs, sent as source
 
 
 class ChildFailed(BaseException):
@@ -62,6 +62,7 @@ class Child:
             self.close()
             raise RuntimeError(f"the grading child could not start (an instructor error): {ready['fatal']}")
         self.poisoned: list[str] = ready["poisoned"]
+        self.sealed: list[str] = [f"sealed: {ready['sealed']}"] if ready.get("sealed") else []
 
     def request(self, message: dict, tensors: dict[str, torch.Tensor], timeout: float,
                 late: str | None = None) -> tuple[dict, dict]:

@@ -45,7 +45,7 @@ class Handles:
                 "cls": self.class_info(value if kind == "class" else type(value))}
         if kind == "module":
             info["training"] = bool(value.training)
-        if isinstance(value, types.FunctionType):  # its own name, for feedback that names the test
+        if isinstance(value, (types.FunctionType, types.MethodType)):  # its own name, for feedback that names the test
             info["name"] = str(value.__name__)[:100]
         return info
 

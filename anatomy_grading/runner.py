@@ -40,7 +40,7 @@ class Runner:
                  cell_timeout: float = CELL_TIMEOUT, deadline: float = math.inf, total: float = 0.0):
         self.group, self.cells, self.result, self.cell_timeout = group, cells, result, cell_timeout
         self.deadline, self.over = deadline, f"ran past the grader's limit of {total:.0f} s for one notebook"
-        self.setup = {"threads": threads, "policy": group.policy, "preload": list(group.preload),
+        self.setup = {"threads": threads, "policy": group.policy, "preload": list(group.preload), "sealed": group.sealed,
                       "substitutes": [[m, Path(importlib.import_module(m).__file__).read_text()] for m in group.substitutes]}
         cpu = int(min(total or 1800.0, 3600.0) * max(1, threads))  # CPU seconds of all its threads: the wall limit's worth
         self.confinement = sandbox.plan(hide, uids.own_uid(slot), cpu)
@@ -53,7 +53,7 @@ class Runner:
                 raise ChildFailed(self.over)
             child = Child(self.setup, self.confinement, start_timeout=min(120.0, self.deadline - time.monotonic()))
             self.result.held = self.confinement["held"] + [f"policy {self.group.policy}: {len(child.poisoned)} library "
-                                                            "functions refused"]
+                                                            "functions refused"] + child.sealed
             session = Session(child, self.group.call_timeout, self.deadline, self.over)
             for index, source in enumerate(self.cells):
                 if index in self.skipped:

@@ -14,6 +14,9 @@ import sys
 import types
 from pathlib import Path
 
+from anatomy_grading import seal
+from anatomy_grading.seal import writes
+
 BLOCKED_EVENTS = ("gc.get_objects", "gc.get_referrers", "gc.get_referents", "ctypes.", "subprocess.Popen", "os.system",
                   "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty", "pty.spawn", "socket.connect",
                   "socket.bind", "socket.sendto", "sys._setprofileallthreads", "sys._settraceallthreads")
@@ -68,6 +71,8 @@ def tripwire(event: str, args: tuple) -> None:
         return
     elif event.startswith(BLOCKED_EVENTS):
         raise RuntimeError(f"{event} is switched off in the grader")
+    elif seal.refuses(event, args):  # a sealed child (homework 3): no file written, nor its metadata changed
+        raise RuntimeError(seal.MESSAGE)
     elif event == "open" and isinstance(args[0], str) and poisoned_file(args[0]):
         raise RuntimeError(f"reading {args[0]} is switched off in the grader")
     elif event == "open" and isinstance(args[0], str) and args[0].endswith(NATIVE) and writes(args[1], args[2]):
@@ -76,11 +81,6 @@ def tripwire(event: str, args: tuple) -> None:
         raise RuntimeError(f"importing {args[0]} is switched off in the grader")
     elif event == "object.__setattr__" and args[1] == "__code__" and id(args[0]) in _functions:
         raise RuntimeError("restoring a refused function is switched off in the grader")
-
-
-def writes(mode, flags) -> bool:
-    """Whether an open() (mode) or os.open() (flags) may write."""
-    return any(c in mode for c in "wax+") if isinstance(mode, str) else bool(isinstance(flags, int) and flags & 0o3)
 
 
 def take_refusals() -> list[str]:

@@ -50,14 +50,15 @@
 #   of the process that holds your tests, and that copy ends with the run: what a test changes in Python
 #   (a counter or a list kept in a global, a default argument, an object, a class, a cache or a module) is
 #   back at its start each time, so a test that counts its calls fails on every call, the correct one
-#   included. What a test could read off its process (its id), or keep outside Python without looking at
-#   the outputs, tells it at most its place among the runs, and that earns nothing: the runs come in a secret random
-#   order, each mutant runs twice and is caught only when your tests fail on it both times, and the
-#   correct code runs seven times among them, so a test that fails by position, not by what it computes,
-#   catches less than a tenth of a bug per question on average and most often fails a correct run (0
-#   points). Keeping the outputs a test saw in a file or shared memory, to learn the correct ones by
-#   majority over the runs, would copy the answer instead of testing it: it is against the rules of this
-#   homework, and the grader does not yet stop every way of doing it. A test may not start a process or a thread. A global that
+#   included. Nothing outside Python carries a run's results to the next either: in the grader, a test can
+#   write no file and share no memory, and each run's copy closes every pipe or file your cells opened, so
+#   a test that tries fails on the correct code (0 points). Keeping the outputs a test saw, to learn the
+#   correct ones by majority over the runs, would copy the answer instead of testing it. What a test could
+#   still read off its process (its id) tells it at most its place among the runs, and that earns nothing:
+#   the runs come in a secret random order, each mutant runs twice and is caught only when your tests fail
+#   on it both times, and the correct code runs seven times among them, so a test that fails by position,
+#   not by what it computes, catches less than a tenth of a bug per question on average and most often
+#   fails a correct run (0 points). A test may not start a process or a thread (the grader refuses it). A global that
 #   cannot be copied (a generator, say) scores the question 0. The
 #   review reads your test cells before anything runs; a question whose tests
 #   use any of these names scores 0 and is flagged for your instructor: `inspect`, `dis`, `gc`, `sys`,

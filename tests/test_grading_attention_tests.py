@@ -365,6 +365,7 @@ def test_state_a_test_keeps_is_back_at_its_start_each_run_through_the_grader(tmp
     said = outputs(result)
     assert scores(result) == dict.fromkeys(QUESTIONS, 0.0), said
     assert all("fails on the correct implementation" in line for line in said.values()), said
+    assert "test_bound_method" in said["q2"], said["q2"]  # a bound method is named as a function is (sixth reading C1)
     assert result.flags == []
 
 
@@ -428,39 +429,36 @@ def secret_order(monkeypatch):
 
 
 PIDS = '''
-import io
 import _thread
 
-FIRST = {first}
+SEEN = {seen}
 
 
-def test_shows_pids(impl):
-    with io.open("pids.txt", "a") as f:
-        f.write(f"{{_thread.get_native_id()}} ")
-    with io.open("pids.txt") as f:
-        assert False, "pids " + f.read()
+def test_shows_its_pid(impl):
+    assert False, f"pid {{_thread.get_native_id()}}"
 
 
 def test_knows_its_run_by_pid(impl):
-    assert _thread.get_native_id() != FIRST
+    assert _thread.get_native_id() not in SEEN
 '''
 
 
 def test_position_dependent_tests_earn_nothing_through_the_grader(tmp_path, secret_order):
-    """Fifth reading A: a counter in a file (io.open, q2) or in an mmap made at cell level (q3) caught the first
-    (real) mutant in every case; so did a test failing on the fork's pid of the first trial (q1), learnt from
-    a first submission. The order is now secret and a mutant counts only when both of its runs fail: each
-    scores 0, unflagged, and the reference suite beside them keeps its marks."""
-    from test_attention_tests_homework import PROBES
+    """Fifth reading A: a test failing on the fork's pid of a trial, learnt from a first submission (in its pid
+    namespace the child's forks get the same pids each time), caught the first (real) mutant when it always
+    ran first; so did a counter in a file or an mmap (those are now refused: test_outputs_kept_in_a_file_*,
+    tests/test_grading_seal.py). The order is now secret and a mutant counts only when both of its runs fail:
+    a test failing on the pids the first submission's feedback showed, and on the pids just after them (the
+    trials that followed), scores 0, unflagged, and the reference suite beside it keeps its marks."""
     (tmp_path / "first").mkdir()
-    said = outputs(graded(tmp_path / "first", PROBES + PIDS.format(first=0), EMPTY | {"q1": "[test_shows_pids]"}))
-    first = int(re.search(r"pids (\d+)", said["q1"]).group(1))  # the pid of the first trial
+    said = outputs(graded(tmp_path / "first", PIDS.format(seen="()"), EMPTY | {"q1": "[test_shows_its_pid]"}))
+    shown = int(re.search(r"pid (\d+)", said["q1"]).group(1))  # the pid of the first run the feedback shows
     (tmp_path / "second").mkdir()
-    lists = EMPTY | {"q1": "[test_knows_its_run_by_pid]", "q2": "[test_counts_in_a_file]",
-                     "q3": "[test_counts_in_shared_memory]", "q5": REFERENCE_LISTS["q5"]}
-    result = graded(tmp_path / "second", reference_code() + PROBES + PIDS.format(first=first), lists)
+    lists = EMPTY | {"q1": "[test_knows_its_run_by_pid]", "q5": REFERENCE_LISTS["q5"]}
+    result = graded(tmp_path / "second", reference_code() + PIDS.format(seen=tuple(range(shown - 3, shown + 3))), lists)
     assert scores(result) == {"q1": 0.0, "q2": 0.0, "q3": 0.0, "q4": 0.0, "q5": 3.0}, outputs(result)
-    assert "caught 0 of 9" in outputs(result)["q1"] and result.flags == [], outputs(result)
+    assert ("caught 0 of 9" in outputs(result)["q1"] or "fails on the correct" in outputs(result)["q1"]) \
+        and result.flags == [], outputs(result)
 
 
 SPAWNS = '''
@@ -508,3 +506,109 @@ def test_starting_a_process_or_copying_scores_zero_with_a_clear_message_through_
     assert "subprocess" in said["q1"] and "starting a process is switched off in the grader" in said["q2"], said
     assert "can't start new thread" in said["q3"] and "load_state_dict" in said["q4"], said
     assert {flag.split(":")[0] for flag in result.flags if flag.startswith("q")} == {"q1"}, result.flags  # and cell 1
+
+
+KEEPS = '''
+import io
+from collections import Counter
+
+
+def remembered(tag, seen):
+    """The outputs seen before under `tag`, read from a file before this run's is added to it."""
+    with io.open("seen.txt", "a+") as kept:
+        kept.seek(0)
+        before = [line.rstrip("\\n").split("|", 1)[1] for line in kept if line.startswith(tag + "|")]
+        kept.write(tag + "|" + seen + "\\n")
+    return before
+
+
+def majority(tag, seen):
+    """Fail once one output has been seen 3 times (a mutant runs twice) and this one differs: the correct
+    code's output learnt by majority, with no expected value in the source."""
+    top = Counter(remembered(tag, seen)).most_common(1)
+    assert not top or top[0][1] < 3 or seen == top[0][0], "differs from the output seen most often"
+
+
+def test_learns_attention(impl):
+    g = torch.Generator().manual_seed(7)
+    q, k, v = torch.randn(2, 3, 8, generator=g), torch.randn(2, 5, 8, generator=g), torch.randn(2, 5, 6, generator=g)
+    out, weights = impl.attention(q, k, v, torch.rand(2, 3, 5, generator=g) > 0.3)
+    majority("q1", f"{out.sum().item():.4f},{weights.sum().item():.4f},{(out * out).sum().item():.4f}")
+
+
+def test_learns_mask(impl):
+    majority("q2", str(impl.causal_mask(3, 5).int().tolist()) + str(impl.causal_mask(4).int().tolist()))
+
+
+def test_maps_a_file(impl):
+    kept = torch.from_file("kept.bin", shared=True, size=4, dtype=torch.uint8)  # native code: no audit event
+    kept += impl.causal_mask(2).flatten().to(torch.uint8)
+'''
+
+
+def test_outputs_kept_in_a_file_earn_nothing_through_the_grader(tmp_path):
+    """Sixth reading A1: a test that appended what it saw to a file learnt the correct code's outputs by
+    majority over the trials and earned 2.3-2.7 of 3 points (no expected value in its source, nothing flagged).
+    Homework 3's child is now sealed (anatomy_grading/seal.py): writing the file fails on the correct
+    implementation (q1, q2: io.open, refused by the tripwire; q3: torch.from_file, native code, refused by the
+    kernel where Landlock holds), which scores 0 and says why; q4 and q5 keep their marks."""
+    result = graded(tmp_path, reference_code() + KEEPS, {"q1": "[test_learns_attention]", "q2": "[test_learns_mask]",
+                                                         "q3": "[test_maps_a_file]", "q4": REFERENCE_LISTS["q4"],
+                                                         "q5": REFERENCE_LISTS["q5"]})
+    said = outputs(result)
+    assert scores(result) == {"q1": 0.0, "q2": 0.0, "q3": 0.0, "q4": 3.0, "q5": 3.0}, said
+    assert all("writes a file (RuntimeError: writing files is switched off in the grader)" in said[q]
+               for q in ("q1", "q2")), said
+    assert result.flags == [], result.flags
+    landlock = "sealed: no file writes (Landlock ABI" in "\n".join(result.held)
+    assert landlock or "sealed: no Landlock" in "\n".join(result.held), result.held
+    assert "Permission denied" in said["q3"] or not landlock, said["q3"]
+
+
+SHARED = '''
+import posix
+from collections import Counter
+
+PIPE = posix.pipe()  # made once, in the child, before any trial: every trial's fork inherits both ends
+MEMORY = posix.memfd_create("seen")
+posix.set_blocking(PIPE[0], False)
+
+
+def through_pipe(seen):
+    try:
+        before = posix.read(PIPE[0], 1 << 16).decode().split(";")
+    except BlockingIOError:
+        before = []
+    posix.write(PIPE[1], ";".join([b for b in before if b] + [seen]).encode())
+    top = Counter(b for b in before if b).most_common(1)
+    assert not top or top[0][1] < 3 or seen == top[0][0], "differs from the output seen most often"
+
+
+def test_learns_attention_through_a_pipe(impl):
+    g = torch.Generator().manual_seed(7)
+    q, k, v = torch.randn(2, 3, 8, generator=g), torch.randn(2, 5, 8, generator=g), torch.randn(2, 5, 6, generator=g)
+    out, weights = impl.attention(q, k, v)
+    through_pipe(f"{out.sum().item():.4f},{(out * out).sum().item():.4f}")
+
+
+def test_counts_in_memory(impl):
+    posix.lseek(MEMORY, 0, 0)
+    count = int(posix.read(MEMORY, 16) or b"0")
+    posix.lseek(MEMORY, 0, 0)
+    posix.write(MEMORY, str(count + 1).encode())
+    assert impl.causal_mask(3).shape == (3, 3)
+'''
+
+
+def test_a_pipe_or_memfd_made_before_the_trials_carries_nothing_through_the_grader(tmp_path):
+    """The sealed child's other shared state: a pipe (q1) and a memfd (q2) made by the test's module in the child,
+    which every trial's fork would inherit. Each fork now closes every descriptor the child did not open for it
+    (trial.close_inherited), so using them fails on the correct implementation: 0, nothing flagged."""
+    result = graded(tmp_path, reference_code() + SHARED, {"q1": "[test_learns_attention_through_a_pipe]",
+                                                          "q2": "[test_counts_in_memory]", "q3": REFERENCE_LISTS["q3"],
+                                                          "q4": REFERENCE_LISTS["q4"], "q5": REFERENCE_LISTS["q5"]})
+    said = outputs(result)
+    assert scores(result) == {"q1": 0.0, "q2": 0.0, "q3": 3.0, "q4": 3.0, "q5": 3.0}, said
+    assert all("fails on the correct implementation (OSError: [Errno 9] Bad file descriptor)" in said[q]
+               for q in ("q1", "q2")), said
+    assert result.flags == [], result.flags

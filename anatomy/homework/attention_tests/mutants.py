@@ -1,7 +1,8 @@
 """The mutants of homework 3 (notebook 19_homework_attention_tests): each a bug real attention code
 has (its code in variants.py, planted by subject.build), with the question whose tests must catch it and
 the category the feedback names (never the code). The list is public (hw.MUTANTS, for practice); what a
-test is not told is which of them it runs against (one that keeps earlier outputs in a file can infer it: mutation.py). Equivalent mutants change the code, not the behaviour: a test that
+test is not told is which of them it runs against, and in the grader it can keep no earlier outputs to
+infer it from (mutation.py). Equivalent mutants change the code, not the behaviour: a test that
 fails one compares something the specification leaves open (float rounding, a construction).
 """
 from __future__ import annotations

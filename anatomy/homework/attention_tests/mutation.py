@@ -14,18 +14,19 @@ through plan.SUITE). Every test run starts from the case's torch seed (the same 
 implementation), so it draws the same inputs and weights whichever implementation it gets, and an
 honest (deterministic) test gives the same verdict in both runs of a mutant.
 
-Why a test that does not read the implementation's behaviour earns nothing but by chance: whatever it
-keeps without reading outputs (a file, shared memory, its process id) can at most tell it its position in the sequence of
-trials, and the order is a secret permutation, so its failures fall on a set F of positions chosen
-without knowing which implementation sits where. It scores only when F holds no correct run and both
+Why a test that does not read the implementation's behaviour earns nothing but by chance: in the grader
+it can keep nothing from one trial to the next (each trial is a fork of a sealed child: no file written,
+no memory shared, inherited descriptors closed; trial.py, anatomy_grading/seal.py), so what it knows of a
+trial (its process id) can at most tell it its position in the sequence of trials, and the order is a
+secret permutation, so its failures fall on a set F of positions chosen without knowing which
+implementation sits where. It scores only when F holds no correct run and both
 runs of a mutant; `luck` computes the best such F's expected number of caught mutants exactly:
 0.090 of q1's 9 mutants, 0.043-0.053 for the others (tests/test_attention_tests_homework.py prints
 them), where 3 correct runs would allow 0.34 in q1. (A test that tells some implementations apart by
 what they compute gains no more on the rest: among those it cannot tell apart the order is still
-uniform.) Not covered: a test that keeps the outputs it saw (in a file or shared memory, which survive the
-forks) can learn the correct code's outputs by majority over the runs, as if it had copied numbers from the
-correct code (the sixth reading's probe earned 2.3-2.7 of 3 points); the review refuses `open`, not every way
-to write. The feedback names categories, not mutants.
+uniform.) Keeping the outputs it saw would let a test learn the correct code's outputs by majority over
+the runs (the sixth reading's probe, appending to a file, earned 2.3-2.7 of 3 points): the seal makes its
+write fail on the correct code, which scores 0 ("writes_file"). The feedback names categories, not mutants.
 """
 from __future__ import annotations
 
@@ -112,8 +113,9 @@ def grade_question(question: str, names: list[str], run: Callable[[str, str | No
                                 else say("timeout", language, test=name, seconds=test_seconds)]
                 return graded
             if why is not None and mutant is None:  # reading the practice object, not a wrong expectation: say so
-                graded.lines = [say("practice_read", language, test=name, name=repr(stand_ins[name])) if name in stand_ins
-                                else say("correct_fails", language, test=name, why=worded(why, language))]
+                key = "practice_read" if name in stand_ins else "writes_file" if say("files_sealed", "en") in why \
+                    else "correct_fails"  # the sealed grader's child refused a write (anatomy_grading/seal.py)
+                graded.lines = [say(key, language, test=name, name=repr(stand_ins.get(name)), why=worded(why, language))]
                 return graded
             if why is not None:
                 failures[mutant.name] = failures.get(mutant.name, 0) + 1
@@ -135,7 +137,9 @@ def grade_question(question: str, names: list[str], run: Callable[[str, str | No
 
 def worded(why: str, language: str) -> str:
     """A test's failure in the feedback's language where stand_in said it in the catalogue's English."""
-    return why.replace(say("copy_refused", "en"), say("copy_refused", language))
+    for key in ("copy_refused", "files_sealed"):
+        why = why.replace(say(key, "en"), say(key, language))
+    return why
 
 
 def points(share: float, question_points: float) -> float:

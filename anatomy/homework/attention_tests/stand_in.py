@@ -10,8 +10,9 @@ forwards only a test's requests.
 
 Each run starts from the same state in Python: every run happens in a fork of its own (trial.py) that ends
 with it, and `run_test` puts fresh copies of the globals the tests read back (state.py) and seeds torch,
-random and numpy first. What survives a fork (a file, shared memory, the pid) tells a test at most its
-position among the runs, which mutation.py's secret order makes worth nothing. The proxies cannot be
+random and numpy first. In the grader's sealed child no file or shared memory survives a fork either
+(trial.py); the pid tells a test at most its position among the runs, which mutation.py's secret order
+makes worth nothing. The proxies cannot be
 copied (COPY_REFUSED: build another and load_state_dict). Sent to the grader's child as source
 with frames.py, state.py and trial.py (plan.py): they import only torch, safetensors and the standard library.
 """
@@ -132,11 +133,12 @@ def run_test(test: Callable, ask: Ask, state: State, seed: int) -> None:
         state.restore()
 
 
-CHANNEL: dict[str, Ask] = {}  # in the grader's child: "ask", its channel to the grader (child.prepare fills it)
+CHANNEL: dict[str, Any] = {}  # in the grader's child: "ask", its channel to the grader, and in a sealed child "keep",
+# the descriptors a trial keeps (child.prepare fills it)
 
 
 def run_in_child(test: Callable, state: State, seed: int) -> str | None:
     """run_test in a fork of the grader's child (trial.py): None when it passed, else why it failed. The
     requests go to the grader over the child's channel; a fork that ended mid-request ends the child too
     (its channel may hold half a frame), as a test that ended the child would."""
-    return isolated(lambda: run_test(test, CHANNEL["ask"], state, seed), None, lambda: os._exit(70))
+    return isolated(lambda: run_test(test, CHANNEL["ask"], state, seed), None, lambda: os._exit(70), CHANNEL.get("keep"))

@@ -5,10 +5,11 @@ notebook 19_homework_attention_tests.
 when it returned, else "Type: message" of what it raised ("timeout" past `seconds`). The fork ends after the
 trial, so nothing the test changes in Python's memory (a global, a default argument, a closure, an attribute
 of a class, an object or a module, an lru_cache) reaches the next trial: every trial starts from the state the
-process had before the first. State outside that memory (the fork's process id; a file or shared memory
-filled without the outputs) tells a test at most its position, which mutation.py's secret order makes
-worthless; outputs a test keeps there are not covered (see mutation.py). In the
-fork no process or thread can start (`no_new_processes`: RLIMIT_NPROC 0, which the kernel enforces for every
+process had before the first. In the grader's child, sealed (anatomy_grading/seal.py), nothing outside that
+memory does either: no file can be written nor memory shared, and with `keep` the fork closes every other
+descriptor it inherited (`close_inherited`: a pipe or memfd the test's module made). What remains, the
+fork's process id, tells a test at most its position, which mutation.py's secret order makes worthless. In
+the fork no process or thread can start (`no_new_processes`: RLIMIT_NPROC 0, which the kernel enforces for every
 user but root, torch at one thread). `lost()` runs when the fork ended without its line (killed at its time limit, crashed):
 the link it spoke over may hold half a request. Sent to the grader's child as source (plan.py): standard
 library only; the child's tripwires allow os.fork from `isolated` alone.
@@ -38,10 +39,22 @@ def no_new_processes() -> None:
         pass
 
 
-def report(write_end: int, run: Callable[[], None]) -> None:
+def close_inherited(keep: set[int]) -> None:
+    """In the fork: close every descriptor but `keep`, so that a pipe, memfd or socket the test's module
+    opened before the fork cannot carry what one trial saw to the next (the grader's sealed child)."""
+    low = 0
+    for fd in sorted(keep) + [resource.getrlimit(resource.RLIMIT_NOFILE)[0]]:
+        if fd > low:
+            os.closerange(low, fd)
+        low = max(low, fd + 1)
+
+
+def report(write_end: int, run: Callable[[], None], keep: tuple[int, ...] | None = None) -> None:
     """In the fork: run the trial, write its line, end the process (never returns)."""
     try:
         no_new_processes()
+        if keep is not None:
+            close_inherited({*keep, write_end})
         run()
         line = {"why": None}
     except BaseException as error:  # a test's failure, also SystemExit or KeyboardInterrupt
@@ -57,8 +70,10 @@ def report(write_end: int, run: Callable[[], None]) -> None:
     os._exit(0)
 
 
-def isolated(run: Callable[[], None], seconds: float | None, lost: Callable[[], None]) -> str | None:
-    """`run()` in a fork of this process: None when it returned, else why it failed; see the module."""
+def isolated(run: Callable[[], None], seconds: float | None, lost: Callable[[], None],
+             keep: tuple[int, ...] | None = None) -> str | None:
+    """`run()` in a fork of this process: None when it returned, else why it failed; see the module.
+    `keep`: where given, the only descriptors the fork keeps open (besides its own pipe)."""
     for stream in (sys.stdout, sys.stderr):  # what was printed before must not be printed twice
         try:
             stream.flush()
@@ -69,7 +84,7 @@ def isolated(run: Callable[[], None], seconds: float | None, lost: Callable[[], 
     if pid == 0:
         os.close(read_end)
         try:
-            report(write_end, run)
+            report(write_end, run, keep)
         finally:
             os._exit(1)
     os.close(write_end)

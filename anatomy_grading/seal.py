@@ -1,0 +1,78 @@
+"""A sealed child writes no file: nothing a homework-3 test does in one trial can outlive it on disk.
+
+Homework 3 runs each test once per trial in a fork of the child (trial.py); Python's memory dies with the
+fork, but a file would not, and a test that kept the outputs it saw in a file could learn the correct
+code's outputs by majority over the trials. So a group with `sealed=True` (plan.py) is sealed after
+`child.prepare` imported its libraries and before the first line of the student's notebook runs:
+1. Landlock (Linux 5.13 or later), in the kernel, so for native code too: a ruleset that handles every
+   write right the running kernel knows (WRITE_RIGHTS, as far as its ABI has them) and allows none of
+   them anywhere, applied to the child and every process it forks. No file can then be opened for
+   writing, created, removed, renamed, linked or truncated. Descriptors opened before (its stdout, its
+   pipes) stay writable. `landlock()` says whether it held; `held` in the grader's result says so too.
+2. The tripwire (`refuses`, Python calls, whether or not Landlock held): what Landlock does not cover
+   (a file's times, mode, owner, extended attributes; a memory map, whose anonymous kind every later fork
+   would share) and, as a second layer where a kernel has no Landlock, the same writes.
+What else a fork shares with the next is closed where it happens: each trial's fork closes every descriptor
+the child did not open for it (trial.close_inherited: a pipe or memfd made by the test's module), and
+torch's shared memory needs a file Landlock refuses. Sent to the child as source: standard library only.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import struct
+
+CREATE_RULESET, RESTRICT_SELF, ASK_VERSION = 444, 446, 1  # syscall numbers (the same on every architecture)
+WRITE_RIGHTS = {1: (1 << 1) | (1 << 4) | (1 << 5) | (1 << 6) | (1 << 7) | (1 << 8) | (1 << 9) | (1 << 10) | (1 << 11)
+                   | (1 << 12),  # ABI 1: write a file, remove a folder or file, make char/dir/reg/sock/fifo/block/sym
+                2: 1 << 13, 3: 1 << 14}  # ABI 2: link or rename across folders (refer); ABI 3: truncate
+MESSAGE = "writing files is switched off in the grader"  # = the catalogue's "files_sealed" in English
+WRITING = ("os.mkdir", "os.rename", "os.remove", "os.rmdir", "os.link", "os.symlink", "os.truncate", "os.utime",
+           "os.chmod", "os.chown", "os.chflags", "os.lchflags", "os.setxattr", "os.removexattr", "shutil.", "tempfile.")
+_sealed: list[bool] = []
+
+
+def landlock() -> str:
+    """Restrict this process and its future forks to no file writes; how it went, in words. Needs
+    PR_SET_NO_NEW_PRIVS (child.confine sets it) and must run before the audit hook (ctypes)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    version = libc.syscall(ctypes.c_long(CREATE_RULESET), None, ctypes.c_long(0), ctypes.c_long(ASK_VERSION))
+    if version < 1:
+        return f"no Landlock in this kernel (errno {ctypes.get_errno()}): only the tripwire refuses writes"
+    handled = sum(rights for abi, rights in WRITE_RIGHTS.items() if abi <= version)
+    attr = ctypes.create_string_buffer(struct.pack("=Q", handled))
+    ruleset = libc.syscall(ctypes.c_long(CREATE_RULESET), attr, ctypes.c_long(len(attr.raw)), ctypes.c_long(0))
+    if ruleset < 0:
+        return f"Landlock refused the ruleset (errno {ctypes.get_errno()}): only the tripwire refuses writes"
+    try:
+        if libc.syscall(ctypes.c_long(RESTRICT_SELF), ctypes.c_long(ruleset), ctypes.c_long(0)) != 0:
+            return f"Landlock could not restrict the child (errno {ctypes.get_errno()}): only the tripwire refuses writes"
+    finally:
+        libc.close(ctypes.c_int(ruleset))
+    return f"no file writes (Landlock ABI {version}, kernel-enforced)"
+
+
+def seal() -> str:
+    """Seal this process (see the module); from now on `refuses` answers for the tripwire."""
+    held = landlock()
+    _sealed.append(True)
+    return held
+
+
+def refuses(event: str, args: tuple) -> bool:
+    """Whether a sealed child refuses this audit event: a write to a named file, or a change to its metadata."""
+    if not _sealed:
+        return False
+    if event == "open":
+        return not isinstance(args[0], int) and writes(args[1], args[2])
+    if event == "mmap.__new__":  # file-backed, or anonymous and shared with every later fork
+        return True
+    return event.startswith(WRITING)
+
+
+def writes(mode: object, flags: object) -> bool:
+    """Whether an "open" event (open(): mode and flags; os.open(): flags) may write, create or truncate."""
+    if isinstance(flags, int):
+        return bool(flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND))
+    return isinstance(mode, str) and any(c in mode for c in "wax+")

@@ -1,0 +1,116 @@
+"""A sealed grading child writes no file (anatomy_grading/seal.py, homework 3): the kernel layer (Landlock)
+refuses every write, creation, removal, rename and truncation, in native code too and in every fork, while
+descriptors opened before stay usable; the tripwire layer refuses what Landlock does not cover (times, mode)
+and the same writes where a kernel has no Landlock. Each played in a process of its own (both are for life)."""
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from anatomy.homework.messages import say
+from anatomy_grading import seal
+
+LANDLOCK = '''
+import ctypes, json, os, sys
+from anatomy_grading import seal
+folder = sys.argv[1]
+old = os.path.join(folder, "old.txt")
+with open(old, "w") as f:
+    f.write("kept")
+log = open(os.path.join(folder, "log.txt"), "w")  # opened before the seal: stays writable
+ctypes.CDLL(None).prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS, as child.confine sets it
+held = seal.landlock()
+tries = {
+    "create": lambda: open(os.path.join(folder, "new.txt"), "w"),
+    "append": lambda: open(old, "a"),
+    "os.open O_CREAT": lambda: os.open(os.path.join(folder, "n2"), os.O_RDONLY | os.O_CREAT),
+    "mkdir": lambda: os.mkdir(os.path.join(folder, "d")),
+    "remove": lambda: os.remove(old),
+    "rename": lambda: os.rename(old, os.path.join(folder, "moved.txt")),
+    "truncate": lambda: os.truncate(old, 0),
+    "symlink": lambda: os.symlink(old, os.path.join(folder, "link")),
+    "mkfifo": lambda: os.mkfifo(os.path.join(folder, "fifo")),
+    "/dev/shm": lambda: open("/dev/shm/anatomy-seal-probe", "w"),
+}
+refused = {}
+for name, attempt in tries.items():
+    try:
+        attempt()
+        refused[name] = False
+    except PermissionError:
+        refused[name] = True
+r, w = os.pipe()
+pid = os.fork()
+if pid == 0:  # a fork is sealed too
+    try:
+        open(os.path.join(folder, "from_fork.txt"), "w")
+        os.write(w, b"0")
+    except PermissionError:
+        os.write(w, b"1")
+    os._exit(0)
+os.waitpid(pid, 0)
+refused["in a fork"] = os.read(r, 1) == b"1"
+log.write("still writable")
+log.flush()
+print(json.dumps({"held": held, "refused": refused, "read": open(old).read()}))
+'''
+
+
+def run(code: str, *args: str) -> dict:
+    done = subprocess.run([sys.executable, "-c", textwrap.dedent(code), *args], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def test_landlock_refuses_every_write_in_native_code_and_forks_but_not_open_descriptors(tmp_path):
+    found = run(LANDLOCK, str(tmp_path))
+    if not found["held"].startswith("no file writes"):
+        pytest.skip(found["held"])  # a kernel without Landlock: the tripwire layer alone (tested below)
+    assert found["refused"] == dict.fromkeys(found["refused"], True), found
+    assert found["read"] == "kept" and (tmp_path / "log.txt").read_text() == "still writable"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["log.txt", "old.txt"]
+
+
+TRIPWIRE = '''
+import json, mmap, os, sys, tempfile
+from anatomy_grading import seal, tripwires
+folder = sys.argv[1]
+old = os.path.join(folder, "old.txt")
+open(old, "w").write("kept")
+seal._sealed.append(True)  # the tripwire layer alone, as on a kernel without Landlock
+sys.addaudithook(tripwires.tripwire)
+tries = {
+    "create": lambda: open(os.path.join(folder, "new.txt"), "w"),
+    "os.open O_CREAT": lambda: os.open(os.path.join(folder, "n2"), os.O_RDONLY | os.O_CREAT),
+    "utime": lambda: os.utime(old, ns=(1, 2)),
+    "chmod": lambda: os.chmod(old, 0o600),
+    "mkstemp": lambda: tempfile.mkstemp(dir=folder),
+    "mkdir": lambda: os.mkdir(os.path.join(folder, "d")),
+    "rename": lambda: os.rename(old, os.path.join(folder, "moved.txt")),
+    "file mmap": lambda: mmap.mmap(os.open(old, os.O_RDONLY), 0, access=mmap.ACCESS_READ),
+    "shared mmap": lambda: mmap.mmap(-1, 16),
+}
+refused = {}
+for name, attempt in tries.items():
+    try:
+        attempt()
+        refused[name] = "done"
+    except RuntimeError as error:
+        refused[name] = str(error)
+allowed = [open(old).read(), os.write(1, b"")]
+print(json.dumps({"refused": refused, "allowed": allowed}))
+'''
+
+
+def test_the_tripwire_refuses_writes_and_metadata_changes_with_the_catalogues_words(tmp_path):
+    found = run(TRIPWIRE, str(tmp_path))
+    assert found["refused"] == dict.fromkeys(found["refused"], say("files_sealed", "en")), found
+    assert found["allowed"] == ["kept", 0]  # reading, writing to a descriptor opened before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["old.txt"]
+
+
+def test_an_unsealed_child_refuses_nothing_and_the_words_exist_in_both_languages():
+    assert not seal.refuses("open", ("x.txt", "w", 0o1101)) and not seal.refuses("os.utime", ("x", None, None, None))
+    assert seal.MESSAGE == say("files_sealed", "en") and say("files_sealed", "ko") != seal.MESSAGE
