@@ -129,7 +129,7 @@ def main(setup: dict) -> None:
         reply({"ask": message}, tensors)
         return wire.unpack(*(lambda lengths: (read(lengths[0]), read(lengths[1])))(wire.lengths(read(wire.HEADER.size))))
     CHANNEL["ask"] = ask
-    CHANNEL["keep"] = (0, 1, 2, reply_fd) if setup.get("sealed") else None  # all a trial's fork keeps open (trial.py)
+    CHANNEL["sealed"] = {"keep": (reply_fd,), "in_fork": seal.in_fork} if setup.get("sealed") else None  # trial.py
 
     try:
         confine(setup)

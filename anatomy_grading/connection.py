@@ -115,7 +115,10 @@ class Child:
             self.fail(f"sent a malformed reply ({type(error).__name__})")
 
     def fail(self, reason: str):
-        code = self.process.poll()
+        try:  # its pipe closed as it ended: its exit code follows soon (homework 3's TAMPERED says why)
+            code = self.process.wait(timeout=2) if reason == "stopped" else self.process.poll()
+        except subprocess.TimeoutExpired:
+            code = None
         self.close()
         if reason == "stopped" and code is not None:
             reason = f"stopped (exit code {code})"

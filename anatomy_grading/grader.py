@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 from anatomy.homework import messages
+from anatomy.homework.attention_tests.fork_state import TAMPERED
 from anatomy.homework.feedback import Feedback
 from anatomy_grading import plan as plans
 from anatomy_grading import review, static
@@ -116,7 +117,9 @@ def child_failed(reason: str, language: str = "en") -> str:
     if found := re.fullmatch(r"ran past the grader's limit of (\d+) s for one notebook", reason):
         return messages.say("child_notebook_limit", language, seconds=int(found[1]))
     if found := re.fullmatch(r"stopped \(exit code (-?\d+)\)", reason):
-        return messages.say("child_exit", language, code=int(found[1]))
+        return messages.say("child_tampered" if int(found[1]) == TAMPERED else "child_exit", language, code=int(found[1]))
+    if found := re.fullmatch(r"ran past the question's budget of (\d+) s", reason):  # homework 3 (checks.runner)
+        return messages.say("question_budget", language, seconds=int(found[1]))
     if found := re.fullmatch(r"sent a malformed reply \((\w+)\)", reason):
         return messages.say("child_malformed", language, error=found[1])
     return messages.say("child_stopped" if reason == "stopped" else "child_failed", language, why=reason)

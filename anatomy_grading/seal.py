@@ -1,4 +1,4 @@
-"""A sealed child writes no file: nothing a homework-3 test does in one trial can outlive it on disk.
+"""A sealed child: nothing a homework-3 test does in one trial reaches a later trial through it.
 
 Homework 3 runs each test once per trial in a fork of the child (trial.py); Python's memory dies with the
 fork, but a file would not, and a test that kept the outputs it saw in a file could learn the correct
@@ -11,18 +11,23 @@ code's outputs by majority over the trials. So a group with `sealed=True` (plan.
    pipes) stay writable. `landlock()` says whether it held; `held` in the grader's result says so too.
 2. The tripwire (`refuses`, Python calls, whether or not Landlock held): what Landlock does not cover
    (a file's times, mode, owner, extended attributes; a memory map, whose anonymous kind every later fork
-   would share) and, as a second layer where a kernel has no Landlock, the same writes.
-What else a fork shares with the next is closed where it happens: each trial's fork closes every descriptor
-the child did not open for it (trial.close_inherited: a pipe or memfd made by the test's module), and
-torch's shared memory needs a file Landlock refuses. Sent to the child as source: standard library only.
+   would share) and, as a second layer where a kernel has no Landlock, the same writes; the native ones
+   (torch.from_file, shared tensors) it does not see, so the grader flags every result then (grader.py).
+3. Each trial's fork (`in_fork`, Landlock ABI 6 or later) enters a scoped domain of its own: it can send
+   no signal to the child, whose handlers or threads could keep what a signal says in the memory the
+   next fork copies, nor reach an abstract unix socket. anatomy/homework/attention_tests/fork_state.py
+   closes the rest: inherited descriptors, the output, the child's limits, priority and handlers.
+Sent to the child as source: standard library only.
 """
 from __future__ import annotations
 
 import ctypes
 import os
 import struct
+import sys
 
 CREATE_RULESET, RESTRICT_SELF, ASK_VERSION = 444, 446, 1  # syscall numbers (the same on every architecture)
+SCOPES = (1 << 0) | (1 << 1)  # ABI 6: no abstract unix socket, no signal, to a process outside the domain
 WRITE_RIGHTS = {1: (1 << 1) | (1 << 4) | (1 << 5) | (1 << 6) | (1 << 7) | (1 << 8) | (1 << 9) | (1 << 10) | (1 << 11)
                    | (1 << 12),  # ABI 1: write a file, remove a folder or file, make char/dir/reg/sock/fifo/block/sym
                 2: 1 << 13, 3: 1 << 14}  # ABI 2: link or rename across folders (refer); ABI 3: truncate
@@ -30,6 +35,8 @@ MESSAGE = "writing files is switched off in the grader"  # = the catalogue's "fi
 WRITING = ("os.mkdir", "os.rename", "os.remove", "os.rmdir", "os.link", "os.symlink", "os.truncate", "os.utime",
            "os.chmod", "os.chown", "os.chflags", "os.lchflags", "os.setxattr", "os.removexattr", "shutil.", "tempfile.")
 _sealed: list[bool] = []
+_scope: list[tuple] = []  # (libc's syscall, a scoped ruleset's fd) for in_fork: a call through a function
+# found before the audit hook raises no event (a new one would: ctypes.dlsym); private, so the review refuses it
 
 
 def landlock() -> str:
@@ -50,13 +57,26 @@ def landlock() -> str:
             return f"Landlock could not restrict the child (errno {ctypes.get_errno()}): only the tripwire refuses writes"
     finally:
         libc.close(ctypes.c_int(ruleset))
-    return f"no file writes (Landlock ABI {version}, kernel-enforced)"
+    scoped = libc.syscall(ctypes.c_long(CREATE_RULESET), ctypes.create_string_buffer(struct.pack("=QQQ", 0, 0, SCOPES)),
+                          ctypes.c_long(24), ctypes.c_long(0)) if version >= 6 else -1
+    if scoped < 0:
+        return f"no file writes (Landlock ABI {version}, kernel-enforced); a trial may still signal the child"
+    _scope.append((libc.syscall, scoped))
+    return f"no file writes, no signal out of a trial (Landlock ABI {version}, kernel-enforced)"
+
+
+def in_fork() -> None:
+    """In a trial's fork (trial.report): a Landlock domain of its own, scoped, so that the trial can signal no
+    process outside it (the child, whose memory the next fork copies, included) nor reach its abstract sockets."""
+    if _scope and _scope[0][0](RESTRICT_SELF, _scope[0][1], 0) != 0:
+        raise RuntimeError("the grader could not scope this run (Landlock)")
 
 
 def seal() -> str:
     """Seal this process (see the module); from now on `refuses` answers for the tripwire."""
     held = landlock()
     _sealed.append(True)
+    sys.dont_write_bytecode = True  # a later import's .pyc would be a write
     return held
 
 

@@ -44,15 +44,16 @@
 #   before the product instead of the scores after it, which changes the last float digits when √Dh is
 #   not a power of two: compare with a tolerance, never with `==`;
 # - a test may look only at what the implementation computes, never at *which* one runs, and may not
-#   reach outside itself. The implementation under test runs in a process apart from your tests, rebuilt
+#   reach outside itself (the review below refuses the usual ways, the grader the rest). The implementation under test runs in a process apart from your tests, rebuilt
 #   for every run: what your test receives has the same type, attributes and messages whichever one
 #   runs, only the numbers differ. Every run (one test against one implementation) happens in a fresh copy
 #   of the process that holds your tests, and that copy ends with the run: what a test changes in Python
 #   (a counter or a list kept in a global, a default argument, an object, a class, a cache or a module) is
 #   back at its start each time, so a test that counts its calls fails on every call, the correct one
 #   included. Nothing outside Python carries a run's results to the next either: in the grader, a test can
-#   write no file and share no memory, and each run's copy closes every pipe or file your cells opened, so
-#   a test that tries fails on the correct code (0 points). Keeping the outputs a test saw, to learn the
+#   write no file, share no memory and send no signal, each run's copy closes every pipe or file your cells
+#   opened (what it prints goes to the grader's log), and a test that changes the grader's own process (its
+#   limits or priority) ends it, so a test that tries fails on the correct code (0 points). Keeping the outputs a test saw, to learn the
 #   correct ones by majority over the runs, would copy the answer instead of testing it. What a test could
 #   still read off its process (its id) tells it at most its place among the runs, and that earns nothing:
 #   the runs come in a secret random order, each mutant runs twice and is caught only when your tests fail
@@ -82,7 +83,7 @@
 #   `getstate`. These lists are of what is refused, not of every way to look at a run: timing a call
 #   (`datetime.now()`, say) is not refused, and tells nothing, since one call's noise is far larger than
 #   any planted bug's difference;
-# - time: each run of a test has 10 seconds and each question 90 seconds in all (under 3 s a run in question 1). On each run your tests
+# - time: each run of a test has 10 seconds and each question 90 seconds in all (keep a run under about 2 s in question 1). On each run your tests
 #   run in turn until one fails, so every test runs at most twice per mutant, twice per equivalent
 #   version and seven times on the correct code (33 runs in question 1: 9 mutants and 4 equivalent
 #   versions twice each, 7 correct); at most 25 tests per question.

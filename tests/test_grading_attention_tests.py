@@ -560,7 +560,7 @@ def test_outputs_kept_in_a_file_earn_nothing_through_the_grader(tmp_path):
     assert all("writes a file (RuntimeError: writing files is switched off in the grader)" in said[q]
                for q in ("q1", "q2")), said
     assert result.flags == [], result.flags
-    landlock = "sealed: no file writes (Landlock ABI" in "\n".join(result.held)
+    landlock = any(line.startswith("sealed: no file writes") for line in result.held)
     assert landlock or "sealed: no Landlock" in "\n".join(result.held), result.held
     assert "Permission denied" in said["q3"] or not landlock, said["q3"]
 
@@ -612,3 +612,88 @@ def test_a_pipe_or_memfd_made_before_the_trials_carries_nothing_through_the_grad
     assert all("fails on the correct implementation (OSError: [Errno 9] Bad file descriptor)" in said[q]
                for q in ("q1", "q2")), said
     assert result.flags == [], result.flags
+
+
+ROUTES = '''
+import posix
+import resource
+from collections import Counter
+
+HIGH = 250  # a memfd above the soft limit the cell then sets
+posix.dup2(posix.memfd_create("seen"), HIGH)
+resource.setrlimit(resource.RLIMIT_NOFILE, (64, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+posix.dup2(posix.memfd_create("err"), 2)  # the child's stderr replaced by a memfd
+
+
+def majority(before, seen):
+    top = Counter(before).most_common(1)
+    assert not top or top[0][1] < 3 or seen == top[0][0], "differs from the output seen most often"
+
+
+def kept_in(fd, seen):
+    """What earlier trials wrote to descriptor `fd` (read back with pread), then this one's added."""
+    size = posix.fstat(fd).st_size
+    before = posix.pread(fd, size, 0).decode().split(";") if size else []
+    posix.pwrite(fd, (seen + ";").encode(), size)
+    return [b for b in before if b]
+
+
+def mask_seen(impl):
+    return str(impl.causal_mask(3, 5).int().tolist()) + str(impl.causal_mask(4).int().tolist())
+
+
+def test_reads_back_its_stdout(impl):
+    size = posix.fstat(1).st_size
+    before = posix.pread(1, size, 0).decode().split() if size else []
+    print(mask_seen(impl).replace(" ", ""), flush=True)
+    majority(before, mask_seen(impl).replace(" ", ""))
+
+
+def test_keeps_in_stderr(impl):
+    majority(kept_in(2, mask_seen(impl)), mask_seen(impl))
+
+
+def test_keeps_above_the_limit(impl):
+    majority(kept_in(HIGH, mask_seen(impl)), mask_seen(impl))
+
+
+def test_signals_the_child(impl):
+    posix.kill(posix.getppid(), 40)
+    assert impl.causal_mask(3).shape == (3, 3)
+
+
+def test_lowers_the_childs_priority(impl):
+    posix.setpriority(posix.PRIO_PROCESS, posix.getppid(), 1)
+    assert impl.causal_mask(3).shape == (3, 3)
+'''
+
+
+def test_descriptors_signals_and_the_childs_state_carry_nothing_through_the_grader(tmp_path):
+    """Seventh reading A1, through the trusted grader: every trial shared the child's stdout (the grader's log,
+    read back with pread: q1), its stderr replaced by a memfd at cell level (q2), a memfd above the soft limit
+    the cell set (q3), and could leave a signal pending in the child (q4) or change its priority (q5); the first
+    three learnt the correct outputs by majority (2.25-3 of 3 points). Now a trial's stdout and stderr are pipes
+    the child drains, it closes every other descriptor it inherited, it cannot signal the child (Landlock's scope),
+    and one that changed the child ends it: each scores 0, nothing flagged."""
+    result = graded(tmp_path, ROUTES, {"q1": "[test_reads_back_its_stdout]", "q2": "[test_keeps_in_stderr]",
+                                       "q3": "[test_keeps_above_the_limit]", "q4": "[test_signals_the_child]",
+                                       "q5": "[test_lowers_the_childs_priority]"})
+    said = outputs(result)
+    assert scores(result) == dict.fromkeys(QUESTIONS, 0.0), said
+    assert "caught 0 of 9" in said["q1"], said["q1"]  # its stdout is now an empty pipe: it never sees a thing
+    assert "Illegal seek" in said["q2"] and "Bad file descriptor" in said["q3"], said  # a pipe; a closed one
+    assert "not permitted" in said["q4"] or "changed the grader's process" in said["q4"], said["q4"]
+    assert "changed the grader's process itself" in said["q5"], said["q5"]
+    assert result.flags == [], result.flags
+
+
+def test_a_run_cut_short_by_the_question_budget_names_the_budget_through_the_grader(tmp_path, monkeypatch):
+    """Seventh reading A3: in the trusted grader a run cut short by what was left of the question's budget
+    was worded as the run's own limit ("did not finish within 1 s"). With a budget smaller than a run's
+    limit (6 s against 10 s) a hanging test now hears of the budget; the other questions keep their marks."""
+    from anatomy.homework.attention_tests import mutation
+    monkeypatch.setattr(mutation, "QUESTION_SECONDS", 6.0)
+    code = reference_code() + "\n\ndef test_hangs(impl):\n    while True:\n        pass\n"
+    result = graded(tmp_path, code, REFERENCE_LISTS | {"q1": "[test_hangs]"})
+    assert scores(result) == {"q1": 0.0, "q2": 3.0, "q3": 3.0, "q4": 3.0, "q5": 3.0}, outputs(result)
+    assert outputs(result)["q1"] == mutation.say("question_budget", "en", seconds=6), outputs(result)["q1"]

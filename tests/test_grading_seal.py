@@ -114,3 +114,38 @@ def test_the_tripwire_refuses_writes_and_metadata_changes_with_the_catalogues_wo
 def test_an_unsealed_child_refuses_nothing_and_the_words_exist_in_both_languages():
     assert not seal.refuses("open", ("x.txt", "w", 0o1101)) and not seal.refuses("os.utime", ("x", None, None, None))
     assert seal.MESSAGE == say("files_sealed", "en") and say("files_sealed", "ko") != seal.MESSAGE
+
+
+def test_a_sealed_process_writes_no_bytecode_and_its_forks_cannot_signal_it():
+    """Seventh reading B2 (a sealed child importing a module without a .pyc tried to write one) and the fork's
+    scope: after seal(), a fork that called in_fork cannot signal its parent, where Landlock has ABI 6."""
+    found = run('''
+import ctypes, json, os, sys
+from anatomy_grading import seal
+ctypes.CDLL(None).prctl(38, 1, 0, 0, 0)
+held = seal.seal()
+r, w = os.pipe()
+pid = os.fork()
+if pid == 0:
+    seal.in_fork()
+    try:
+        os.kill(os.getppid(), 0)
+        os.write(w, b"0")
+    except PermissionError:
+        os.write(w, b"1")
+    os._exit(0)
+os.waitpid(pid, 0)
+print(json.dumps({"held": held, "bytecode": sys.dont_write_bytecode, "refused": os.read(r, 1) == b"1"}))
+''')
+    assert found["bytecode"] is True
+    if "no signal out of a trial" not in found["held"]:
+        pytest.skip(found["held"])
+    assert found["refused"], found
+
+
+def test_the_forks_words_are_the_catalogues():
+    from anatomy.homework.attention_tests import fork_state, trial
+    from anatomy_grading import grader
+    assert f'"RuntimeError: {say("handlers_refused", "en")}"' in open(trial.__file__).read()
+    assert grader.child_failed(f"stopped (exit code {fork_state.TAMPERED})") == say("child_tampered", "en")
+    assert grader.child_failed("stopped (exit code 3)") == say("child_exit", "en", code=3)

@@ -17,7 +17,7 @@ import functools
 import types
 from typing import Any, Callable, Iterable
 
-from anatomy.homework.attention_tests import review, server_link, stand_in, state
+from anatomy.homework.attention_tests import mutation, review, server_link, stand_in, state
 from anatomy.homework.attention_tests.mutation import TEST_SECONDS, grade_question, in_process
 from anatomy.homework.attention_tests.mutants import QUESTIONS
 from anatomy.homework.attention_tests.practice import checking
@@ -80,7 +80,8 @@ def sources(named: dict[str, Any]) -> str:
     return "\n\n".join(found)
 
 
-def runner(named: dict[str, Any], seed: int = 0) -> Callable[[str, str | None, float], str | None]:
+def runner(named: dict[str, Any], seed: int = 0,
+           test_seconds: float = TEST_SECONDS) -> Callable[[str, str | None, float], str | None]:
     """run(name, bug, seconds): the test here (the notebook) or in the grader's child (its proxies), its
     implementation in the server's process either way, every run from the same state (state.py)."""
     session = next((getattr(t, "_session", None) for t in named.values()), None)
@@ -100,6 +101,10 @@ def runner(named: dict[str, Any], seed: int = 0) -> Callable[[str, str | None, f
             raise
         except Exception as error:  # what the child raised (ChildFailed is not an Exception here)
             return f"{type(error).__name__}: {str(error)[:200]}"
+        except BaseException as failed:  # ChildFailed: past `seconds`, the question's budget when that was less
+            if seconds < test_seconds and str(failed).startswith("did not finish"):
+                raise type(failed)(f"ran past the question's budget of {mutation.QUESTION_SECONDS:g} s") from None
+            raise
         finally:
             session.child.relay = None
         return None if why is None else str(why)[:300]
@@ -124,7 +129,7 @@ def check_tests(tests: Any, question: str = "q1", seed: int = 0, language: str |
     named = names_of(tests)
     language = current() if language is None else language  # the notebook's edition, or the grader's choice
     try:
-        run = runner(named, seed)
+        run = runner(named, seed, test_seconds)
     except state.StateKept as kept:  # here, or in the grader's child (snapshot_in_child names it)
         key = "practice_global" if kept.args[1] == stand_in.Implementation.__name__ else "state_kept"  # hw.practice(...)
         raise PartialCredit(Together(say(key, language, name=repr(kept.args[0]), kind=kept.args[1])), 0.0) from None

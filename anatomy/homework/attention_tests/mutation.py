@@ -15,8 +15,7 @@ implementation), so it draws the same inputs and weights whichever implementatio
 honest (deterministic) test gives the same verdict in both runs of a mutant.
 
 Why a test that does not read the implementation's behaviour earns nothing but by chance: in the grader
-it can keep nothing from one trial to the next (each trial is a fork of a sealed child: no file written,
-no memory shared, inherited descriptors closed; trial.py, anatomy_grading/seal.py), so what it knows of a
+it keeps nothing from one trial to the next (each is a fork of a sealed child: trial.py), so what it knows of a
 trial (its process id) can at most tell it its position in the sequence of trials, and the order is a
 secret permutation, so its failures fall on a set F of positions chosen without knowing which
 implementation sits where. It scores only when F holds no correct run and both
@@ -71,7 +70,7 @@ def in_process(tests: dict[str, Callable], test_seconds: float = TEST_SECONDS,
 
 def grade_question(question: str, names: list[str], run: Callable[[str, str | None, float], str | None],
                    language: str = "en", source: str = "", test_seconds: float = TEST_SECONDS,
-                   question_seconds: float = QUESTION_SECONDS, mutants: tuple[Mutant, ...] = MUTANTS,
+                   question_seconds: float | None = None, mutants: tuple[Mutant, ...] = MUTANTS,
                    rng: random.Random | None = None, stand_ins: dict[str, str] | None = None) -> Graded:
     """One question: its tests' `names`, `run(name, bug or None, seconds)` -> None (passed) or why it
     failed ("timeout"), `source` the cells that define them (reviewed first), `stand_ins` {a test's name: the
@@ -98,6 +97,7 @@ def grade_question(question: str, names: list[str], run: Callable[[str, str | No
     trials: list[Mutant | None] = [m for m in own + [m for m in mutants if m.equivalent] for _ in range(RUNS_PER_MUTANT)]
     trials += [None] * CORRECT_RUNS  # None: the correct one
     (rng or random.Random()).shuffle(trials)  # a secret order: a run's position tells nothing
+    question_seconds = QUESTION_SECONDS if question_seconds is None else question_seconds
     deadline = time.monotonic() + question_seconds
     failures: dict[str, int] = {}  # mutant name: how many of its runs a test failed
     failed_equivalent: dict[str, str] = {}  # equivalent mutant name: the first test that failed on it
@@ -137,7 +137,7 @@ def grade_question(question: str, names: list[str], run: Callable[[str, str | No
 
 def worded(why: str, language: str) -> str:
     """A test's failure in the feedback's language where stand_in said it in the catalogue's English."""
-    for key in ("copy_refused", "files_sealed"):
+    for key in ("copy_refused", "files_sealed", "handlers_refused"):
         why = why.replace(say(key, "en"), say(key, language))
     return why
 

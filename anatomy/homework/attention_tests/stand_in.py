@@ -133,12 +133,11 @@ def run_test(test: Callable, ask: Ask, state: State, seed: int) -> None:
         state.restore()
 
 
-CHANNEL: dict[str, Any] = {}  # in the grader's child: "ask", its channel to the grader, and in a sealed child "keep",
-# the descriptors a trial keeps (child.prepare fills it)
+CHANNEL: dict[str, Any] = {}  # in the grader's child: "ask", its channel to the grader, and "sealed" (trial.isolated's)
 
 
 def run_in_child(test: Callable, state: State, seed: int) -> str | None:
     """run_test in a fork of the grader's child (trial.py): None when it passed, else why it failed. The
     requests go to the grader over the child's channel; a fork that ended mid-request ends the child too
     (its channel may hold half a frame), as a test that ended the child would."""
-    return isolated(lambda: run_test(test, CHANNEL["ask"], state, seed), None, lambda: os._exit(70), CHANNEL.get("keep"))
+    return isolated(lambda: run_test(test, CHANNEL["ask"], state, seed), None, lambda: os._exit(70), CHANNEL.get("sealed"))

@@ -6,9 +6,11 @@ when it returned, else "Type: message" of what it raised ("timeout" past `second
 trial, so nothing the test changes in Python's memory (a global, a default argument, a closure, an attribute
 of a class, an object or a module, an lru_cache) reaches the next trial: every trial starts from the state the
 process had before the first. In the grader's child, sealed (anatomy_grading/seal.py), nothing outside that
-memory does either: no file can be written nor memory shared, and with `keep` the fork closes every other
-descriptor it inherited (`close_inherited`: a pipe or memfd the test's module made). What remains, the
-fork's process id, tells a test at most its position, which mutation.py's secret order makes worthless. In
+memory does either: no file can be written nor memory shared; with `sealed` the fork can signal no process
+outside it, its stdout and stderr are pipes this process drains into its own stdout (`forward`), it closes
+every other descriptor it inherited, a trial does not start while the test's cell holds a signal handler,
+and one that changed this process ends it (fork_state.py). What remains, the fork's process id, tells a
+test at most its position, which mutation.py's secret order makes worthless. In
 the fork no process or thread can start (`no_new_processes`: RLIMIT_NPROC 0, which the kernel enforces for every
 user but root, torch at one thread). `lost()` runs when the fork ended without its line (killed at its time limit, crashed):
 the link it spoke over may hold half a request. Sent to the grader's child as source (plan.py): standard
@@ -25,6 +27,8 @@ import sys
 import time
 from typing import Callable
 
+from anatomy.homework.attention_tests.fork_state import TAMPERED, close_inherited, handlers_changed, process_state
+
 
 def no_new_processes() -> None:
     """In the fork: torch at one thread, then no process or thread may start (a test's fork_exec, a fork
@@ -39,22 +43,16 @@ def no_new_processes() -> None:
         pass
 
 
-def close_inherited(keep: set[int]) -> None:
-    """In the fork: close every descriptor but `keep`, so that a pipe, memfd or socket the test's module
-    opened before the fork cannot carry what one trial saw to the next (the grader's sealed child)."""
-    low = 0
-    for fd in sorted(keep) + [resource.getrlimit(resource.RLIMIT_NOFILE)[0]]:
-        if fd > low:
-            os.closerange(low, fd)
-        low = max(low, fd + 1)
-
-
-def report(write_end: int, run: Callable[[], None], keep: tuple[int, ...] | None = None) -> None:
-    """In the fork: run the trial, write its line, end the process (never returns)."""
+def report(write_end: int, run: Callable[[], None], sealed: dict | None = None, output: int | None = None) -> None:
+    """In the fork: run the trial, write its line, end the process (never returns). `sealed` (the grader's
+    child): scope the fork (seal.in_fork), make `output` its stdout and stderr, close every other descriptor."""
     try:
         no_new_processes()
-        if keep is not None:
-            close_inherited({*keep, write_end})
+        if sealed is not None:
+            sealed["in_fork"]()
+            for stream in (1, 2):
+                os.dup2(output, stream)
+            close_inherited({0, 1, 2, *sealed["keep"], write_end})
         run()
         line = {"why": None}
     except BaseException as error:  # a test's failure, also SystemExit or KeyboardInterrupt
@@ -71,35 +69,48 @@ def report(write_end: int, run: Callable[[], None], keep: tuple[int, ...] | None
 
 
 def isolated(run: Callable[[], None], seconds: float | None, lost: Callable[[], None],
-             keep: tuple[int, ...] | None = None) -> str | None:
+             sealed: dict | None = None) -> str | None:
     """`run()` in a fork of this process: None when it returned, else why it failed; see the module.
-    `keep`: where given, the only descriptors the fork keeps open (besides its own pipe)."""
+    `sealed` ({"keep": descriptors, "in_fork": a callable}, the grader's child): see fork_state.py."""
     for stream in (sys.stdout, sys.stderr):  # what was printed before must not be printed twice
         try:
             stream.flush()
         except Exception:
             pass
+    if sealed is not None and handlers_changed():
+        return "RuntimeError: signal handlers are switched off in the grader"
+    before = process_state() if sealed is not None else None
     read_end, write_end = os.pipe()
+    out_read, out_write = os.pipe() if sealed is not None else (None, None)
     pid = os.fork()
     if pid == 0:
         os.close(read_end)
         try:
-            report(write_end, run, keep)
+            report(write_end, run, sealed, out_write)
         finally:
             os._exit(1)
     os.close(write_end)
-    data, ended, deadline = b"", False, None if seconds is None else time.monotonic() + seconds
+    if out_write is not None:
+        os.close(out_write)
+    data, ended, deadline, copied = b"", False, None if seconds is None else time.monotonic() + seconds, 0
     try:
         while True:
             left = None if deadline is None else deadline - time.monotonic()
-            if left is not None and (left <= 0 or not select.select([read_end], [], [], left)[0]):
+            ready = [] if left is not None and left <= 0 else \
+                select.select([read_end] + ([out_read] if out_read is not None else []), [], [], left)[0]
+            if not ready:
                 return "timeout"
-            chunk = os.read(read_end, 1 << 16)
-            if not chunk:
-                break
-            data += chunk
+            if out_read in ready:
+                out_read, copied = forward(out_read, copied)
+            if read_end in ready:
+                chunk = os.read(read_end, 1 << 16)
+                if not chunk:
+                    break
+                data += chunk
         os.waitpid(pid, 0)
         ended = True
+        while out_read is not None:  # what the fork printed last
+            out_read, copied = forward(out_read, copied)
         try:
             return json.loads(data)["why"]
         except (ValueError, KeyError, TypeError):
@@ -112,8 +123,24 @@ def isolated(run: Callable[[], None], seconds: float | None, lost: Callable[[], 
             except ProcessLookupError:
                 pass
             os.waitpid(pid, 0)
+        if out_read is not None:
+            os.close(out_read)
         if not ended or not data:
             lost()
+        if before is not None and process_state() != before:  # the trial changed this process: no later one sees it
+            os._exit(TAMPERED)
 
 
+def forward(out_read: int, copied: int) -> tuple[int | None, int]:
+    """Copy what the fork printed to this process's stdout (the grader's log), up to OUTPUT_LIMIT bytes a
+    trial (the rest is read and dropped): (out_read, or None once it ended and is closed; bytes copied)."""
+    chunk = os.read(out_read, 1 << 16)
+    if kept := chunk[:max(0, OUTPUT_LIMIT - copied)]:
+        os.write(1, kept)
+    if not chunk:
+        os.close(out_read)
+    return (out_read if chunk else None), copied + len(kept)
+
+
+OUTPUT_LIMIT = 1 << 16  # bytes of a trial's output that reach the grader's log
 FORKING = (isolated,)  # the grader's child lets these fork (anatomy_grading.tripwires.allow_fork)

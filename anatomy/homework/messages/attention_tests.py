@@ -39,6 +39,8 @@ MESSAGES: dict[str, dict[str, str]] = {
                     "ko": "{test} 테스트가 파일을 쓰므로({why}) 이 문제는 0점입니다. 파일은 실행이 끝나도 남으므로, "
                           "한 실행이 남긴 것이 다음 실행에 닿으면 안 됩니다"},
     "files_sealed": {"en": "writing files is switched off in the grader", "ko": "채점기에서는 파일 쓰기가 꺼져 있습니다"},
+    "handlers_refused": {"en": "signal handlers are switched off in the grader",
+                         "ko": "채점기에서는 시그널 처리기가 꺼져 있습니다"},
     "no_tests": {"en": "no test functions (def test_...(impl)) for this question, so it scores 0",
                  "ko": "이 문제에 테스트 함수(def test_...(impl))가 없으므로 0점입니다"},
     "too_many": {"en": "{count} tests for this question, more than the {limit} allowed, so it scores 0",
