@@ -82,8 +82,8 @@ def confine(setup: dict) -> None:
 def prepare(setup: dict) -> tuple[list[str], str | None]:
     torch.set_num_threads(setup["threads"])
     torch.set_flush_denormal(True)  # a diverging run's denormal numbers would make it many times slower
+    torch.ones(256, 256) @ torch.ones(256, 256)  # its thread pool now, before a seal counts the threads
     import importlib
-
     import matplotlib
     matplotlib.use("Agg")
     for name in ("matplotlib.pyplot", "anatomy", "transformers", "huggingface_hub.hf_api", *setup["preload"]):
@@ -102,7 +102,7 @@ def prepare(setup: dict) -> tuple[list[str], str | None]:
     sys.meta_path.insert(0, StubFinder(("otter", "anatomy.homework", "anatomy_grading")))
     linecache.clearcache()
     tripwires.refuse_spawning()
-    sealed = seal.seal() if setup.get("sealed") else None  # before the hook: Landlock's syscalls go through ctypes
+    sealed = seal.seal(setup["uid"] is not None) if setup.get("sealed") else None  # before the hook: ctypes
     sys.addaudithook(tripwires.tripwire)
     return poisoned, sealed
 
@@ -129,7 +129,7 @@ def main(setup: dict) -> None:
         reply({"ask": message}, tensors)
         return wire.unpack(*(lambda lengths: (read(lengths[0]), read(lengths[1])))(wire.lengths(read(wire.HEADER.size))))
     CHANNEL["ask"] = ask
-    CHANNEL["sealed"] = {"keep": (reply_fd,), "in_fork": seal.in_fork} if setup.get("sealed") else None  # trial.py
+    CHANNEL["sealed"] = {"keep": (reply_fd,), "in_fork": seal.in_fork, "log": seal.log_of(1)} if setup.get("sealed") else None
 
     try:
         confine(setup)

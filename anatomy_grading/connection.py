@@ -47,10 +47,15 @@ class Child:
         reply_read, reply_write = os.pipe()
         self.replies = reply_read
         threads = int(setup["threads"])
-        self.process = subprocess.Popen(sandbox.command(confinement), stdin=subprocess.PIPE, stdout=self.log,
+        try:  # the child may append to its log, not read it (a test's thread or fork would read earlier runs there)
+            log = os.open(f"/proc/self/fd/{self.log.fileno()}", os.O_WRONLY | os.O_APPEND)
+        except OSError:  # no /proc
+            log = os.dup(self.log.fileno())
+        self.process = subprocess.Popen(sandbox.command(confinement), stdin=subprocess.PIPE, stdout=log,
                                         stderr=subprocess.STDOUT, pass_fds=(reply_write,), start_new_session=True,
                                         env=sandbox.environment(threads), cwd="/", preexec_fn=uids.die_with_parent)
         os.close(reply_write)
+        os.close(log)
         here = Path(__file__).parent
         boot = json.dumps({"modules": [[f"anatomy_grading.{m}", (here / f"{m}.py").read_text()] for m in SHIPPED],
                            "setup": setup | confinement | {"reply_fd": reply_write}}).encode()

@@ -118,8 +118,8 @@ def child_failed(reason: str, language: str = "en") -> str:
         return messages.say("child_notebook_limit", language, seconds=int(found[1]))
     if found := re.fullmatch(r"stopped \(exit code (-?\d+)\)", reason):
         return messages.say("child_tampered" if int(found[1]) == TAMPERED else "child_exit", language, code=int(found[1]))
-    if found := re.fullmatch(r"ran past the question's budget of (\d+) s", reason):  # homework 3 (checks.runner)
-        return messages.say("question_budget", language, seconds=int(found[1]))
+    if found := re.fullmatch(r"ran past the question's budget of ([\d.]+) s", reason):  # homework 3 (checks.runner)
+        return messages.say("question_budget", language, seconds=float(found[1]))
     if found := re.fullmatch(r"sent a malformed reply \((\w+)\)", reason):
         return messages.say("child_malformed", language, error=found[1])
     return messages.say("child_stopped" if reason == "stopped" else "child_failed", language, why=reason)

@@ -12,17 +12,20 @@ code's outputs by majority over the trials. So a group with `sealed=True` (plan.
 2. The tripwire (`refuses`, Python calls, whether or not Landlock held): what Landlock does not cover
    (a file's times, mode, owner, extended attributes; a memory map, whose anonymous kind every later fork
    would share) and, as a second layer where a kernel has no Landlock, the same writes; the native ones
-   (torch.from_file, shared tensors) it does not see, so the grader flags every result then (grader.py).
+   (torch.from_file, shared tensors) it does not see, so the grader flags every result then (runner.py).
+   RLIMIT_NPROC (the kernel, with a uid of its own) leaves room for one trial's fork and no thread the
+   cell could start: such a thread would run beside the trials, in the memory each fork copies.
 3. Each trial's fork (`in_fork`, Landlock ABI 6 or later) enters a scoped domain of its own: it can send
-   no signal to the child, whose handlers or threads could keep what a signal says in the memory the
-   next fork copies, nor reach an abstract unix socket. anatomy/homework/attention_tests/fork_state.py
-   closes the rest: inherited descriptors, the output, the child's limits, priority and handlers.
+   no signal to the child nor reach an abstract unix socket there (where the ABI is older, fork_state.py's
+   checks of handlers and pending signals stand alone). anatomy/homework/attention_tests/fork_state.py
+   closes the rest: inherited descriptors, the log, the child's limits, priority and handlers.
 Sent to the child as source: standard library only.
 """
 from __future__ import annotations
 
 import ctypes
 import os
+import resource
 import struct
 import sys
 
@@ -72,23 +75,35 @@ def in_fork() -> None:
         raise RuntimeError("the grader could not scope this run (Landlock)")
 
 
-def seal() -> str:
-    """Seal this process (see the module); from now on `refuses` answers for the tripwire."""
+def seal(own_uid: bool) -> str:
+    """Seal this process (see the module); from now on `refuses` answers for the tripwire. `own_uid`: the
+    child's uid is its own (the grader runs as root), so RLIMIT_NPROC counts the child's tasks alone."""
     held = landlock()
     _sealed.append(True)
     sys.dont_write_bytecode = True  # a later import's .pyc would be a write
+    if own_uid:  # its threads now, and one trial's fork at a time: no thread of the cell's runs beside a trial
+        tasks = len(os.listdir("/proc/self/task")) + 1
+        resource.setrlimit(resource.RLIMIT_NPROC, (tasks, tasks))
+        held += f"; no new thread ({tasks - 1} running, RLIMIT_NPROC {tasks})"
     return held
 
 
-def refuses(event: str, args: tuple) -> bool:
-    """Whether a sealed child refuses this audit event: a write to a named file, or a change to its metadata."""
+def refuses(event: str, args: tuple) -> str | None:
+    """Why a sealed child refuses this audit event (a write to a named file, a change to its metadata), else None."""
     if not _sealed:
-        return False
+        return None
     if event == "open":
-        return not isinstance(args[0], int) and writes(args[1], args[2])
+        return MESSAGE if not isinstance(args[0], int) and writes(args[1], args[2]) else None
     if event == "mmap.__new__":  # file-backed, or anonymous and shared with every later fork
-        return True
-    return event.startswith(WRITING)
+        return MESSAGE
+    return MESSAGE if event.startswith(WRITING) else None
+
+
+def log_of(fd: int) -> tuple[int, tuple[int, int]]:
+    """A copy of descriptor `fd` (the child's log, which it may append to and not read: connection.py) and
+    its file's identity, for each trial's fork to check before it makes it its stdout and stderr (trial.py)."""
+    found = os.fstat(fd)
+    return os.dup(fd), (found.st_dev, found.st_ino)
 
 
 def writes(mode: object, flags: object) -> bool:

@@ -71,8 +71,8 @@ def tripwire(event: str, args: tuple) -> None:
         return
     elif event.startswith(BLOCKED_EVENTS):
         raise RuntimeError(f"{event} is switched off in the grader")
-    elif seal.refuses(event, args):  # a sealed child (homework 3): no file written, nor its metadata changed
-        raise RuntimeError(seal.MESSAGE)
+    elif why := seal.refuses(event, args):  # a sealed child (homework 3): no file written, no thread started
+        raise RuntimeError(why)
     elif event == "open" and isinstance(args[0], str) and poisoned_file(args[0]):
         raise RuntimeError(f"reading {args[0]} is switched off in the grader")
     elif event == "open" and isinstance(args[0], str) and args[0].endswith(NATIVE) and writes(args[1], args[2]):

@@ -135,10 +135,11 @@
 #   of the process that holds your tests, and that copy ends with the run: what a test changes in Python
 #   (a counter or a list kept in a global, a default argument, an object, a class, a cache or a module) is
 #   back at its start each time, so a test that counts its calls fails on every call, the correct one
-#   included. Nothing outside Python carries a run's results to the next either: in the grader, a test can
-#   write no file, share no memory and send no signal, each run's copy closes every pipe or file your cells
-#   opened (what it prints goes to the grader's log), and a test that changes the grader's own process (its
-#   limits or priority) ends it, so a test that tries fails on the correct code (0 points). Keeping the outputs a test saw, to learn the
+#   included. Outside Python, too, the grader cuts each run off from the next: there a test can write
+#   no file, share no memory, start no thread and send no signal, each run's copy closes every pipe or file
+#   your cells opened (what it prints goes to the grader's log), and a test that changes the grader's own
+#   process (its limits or priority) ends it, so a test that tries fails on the correct code (0 points).
+#   Keeping the outputs a test saw, to learn the
 #   correct ones by majority over the runs, would copy the answer instead of testing it. What a test could
 #   still read off its process (its id) tells it at most its place among the runs, and that earns nothing:
 #   the runs come in a secret random order, each mutant runs twice and is caught only when your tests fail

@@ -123,7 +123,7 @@ def test_a_sealed_process_writes_no_bytecode_and_its_forks_cannot_signal_it():
 import ctypes, json, os, sys
 from anatomy_grading import seal
 ctypes.CDLL(None).prctl(38, 1, 0, 0, 0)
-held = seal.seal()
+held = seal.seal(False)
 r, w = os.pipe()
 pid = os.fork()
 if pid == 0:
@@ -147,5 +147,23 @@ def test_the_forks_words_are_the_catalogues():
     from anatomy.homework.attention_tests import fork_state, trial
     from anatomy_grading import grader
     assert f'"RuntimeError: {say("handlers_refused", "en")}"' in open(trial.__file__).read()
+    assert f'"RuntimeError: {say("threads_refused", "en")}"' in open(trial.__file__).read()
     assert grader.child_failed(f"stopped (exit code {fork_state.TAMPERED})") == say("child_tampered", "en")
     assert grader.child_failed("stopped (exit code 3)") == say("child_exit", "en", code=3)
+
+
+def test_a_threads_cpus_count_as_the_childs_state():
+    """Eighth reading A1: a trial changed idle threads' CPU sets, which process_state did not compare (the
+    cell's own threads: test_a_thread_of_the_cell_* in test_grading_attention_tests.py)."""
+    found = run('''
+import json, os, _thread
+from anatomy.homework.attention_tests import fork_state
+lock = _thread.allocate_lock()
+lock.acquire()
+_thread.start_new_thread(lock.acquire, ())  # an idle thread (a library's, say)
+before = fork_state.process_state()
+tid = max(int(t) for t in os.listdir("/proc/self/task"))
+os.sched_setaffinity(tid, {min(os.sched_getaffinity(0))})
+print(json.dumps({"changed": fork_state.process_state() != before}))
+''')
+    assert found == {"changed": True}, found

@@ -2,12 +2,12 @@
 the sealed child (anatomy_grading/seal.py) keeps it from carrying one trial's results to the next
 (notebook 19_homework_attention_tests; trial.py calls these where `keep` is given, i.e. in that child):
 - descriptors: the fork closes every one it inherited but its channel (`close_inherited`), and its stdout
-  and stderr become pipes the child drains into its log (trial.py), so a pipe, a memfd or the log file that
-  the test's cell opened, moved or replaced reaches no trial;
-- the process itself: a fork can change its parent's resource limits, priority, CPUs or scheduling, or
-  leave a signal pending there, and the next fork would inherit that. `process_state()` is taken before
-  each trial and compared after it: a trial that changed it ends the child (TAMPERED, its exit code), so no
-  later trial of that child sees the change;
+  and stderr become the grader's log, which the child may append to and not read (trial.py checks it is
+  still that file), so a pipe, a memfd or a log that the test's cell opened, moved or replaced reaches no trial;
+- the process itself: a fork can change its parent's resource limits or its threads' priority, CPUs or
+  scheduling, or leave a signal pending there, and a later fork could see that. `process_state()` is taken
+  before each trial and compared after it: a trial that changed it ends the child (TAMPERED, its exit
+  code), so no later trial of that child sees the change (the cell can start no thread: seal.py);
 - signal handlers: one that the test's cell installed would run in the child, whose memory every later
   fork copies. `handlers_changed()` compares them with those at this module's import, before the
   student's first line ran; a trial does not start while they differ.
@@ -49,9 +49,13 @@ def handlers_changed() -> bool:
 
 
 def process_state() -> tuple:
-    """What a fork inherits from this process and could change in it from outside: resource limits,
-    priority, CPUs, scheduling policy, pending signals."""
-    cpus = frozenset(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
-    policy = os.sched_getscheduler(0) if hasattr(os, "sched_getscheduler") else None
-    return (tuple(resource.getrlimit(getattr(resource, name)) for name in LIMITS), os.getpriority(os.PRIO_PROCESS, 0),
-            cpus, policy, frozenset(signal.sigpending()))
+    """What a fork could change in this process from outside and a later fork could see: resource limits,
+    pending signals, and each thread's priority, CPUs and scheduling policy."""
+    try:
+        threads = sorted(int(tid) for tid in os.listdir("/proc/self/task"))
+    except OSError:  # no /proc: this thread
+        threads = [0]
+    per_thread = tuple((tid, os.getpriority(os.PRIO_PROCESS, tid),
+                        frozenset(os.sched_getaffinity(tid)) if hasattr(os, "sched_getaffinity") else None,
+                        os.sched_getscheduler(tid) if hasattr(os, "sched_getscheduler") else None) for tid in threads)
+    return tuple(resource.getrlimit(getattr(resource, name)) for name in LIMITS), frozenset(signal.sigpending()), per_thread

@@ -137,7 +137,7 @@ def grade_question(question: str, names: list[str], run: Callable[[str, str | No
 
 def worded(why: str, language: str) -> str:
     """A test's failure in the feedback's language where stand_in said it in the catalogue's English."""
-    for key in ("copy_refused", "files_sealed", "handlers_refused"):
+    for key in ("copy_refused", "files_sealed", "handlers_refused", "threads_refused"):
         why = why.replace(say(key, "en"), say(key, language))
     return why
 

@@ -6,11 +6,11 @@ when it returned, else "Type: message" of what it raised ("timeout" past `second
 trial, so nothing the test changes in Python's memory (a global, a default argument, a closure, an attribute
 of a class, an object or a module, an lru_cache) reaches the next trial: every trial starts from the state the
 process had before the first. In the grader's child, sealed (anatomy_grading/seal.py), nothing outside that
-memory does either: no file can be written nor memory shared; with `sealed` the fork can signal no process
-outside it, its stdout and stderr are pipes this process drains into its own stdout (`forward`), it closes
-every other descriptor it inherited, a trial does not start while the test's cell holds a signal handler,
-and one that changed this process ends it (fork_state.py). What remains, the fork's process id, tells a
-test at most its position, which mutation.py's secret order makes worthless. In
+memory does either: no file can be written nor memory shared nor a thread started; with `sealed` the fork
+can signal no process outside it, its stdout and stderr are the grader's log (appended to, never read
+back), it closes every other descriptor it inherited, a trial does not start while the test's cell holds a
+signal handler, no finalizer of the cell's runs here during a trial (gc off), and one that changed this
+process ends it (fork_state.py). What remains, the fork's process id, tells a test at most its position. In
 the fork no process or thread can start (`no_new_processes`: RLIMIT_NPROC 0, which the kernel enforces for every
 user but root, torch at one thread). `lost()` runs when the fork ended without its line (killed at its time limit, crashed):
 the link it spoke over may hold half a request. Sent to the grader's child as source (plan.py): standard
@@ -18,6 +18,7 @@ library only; the child's tripwires allow os.fork from `isolated` alone.
 """
 from __future__ import annotations
 
+import gc
 import json
 import os
 import resource
@@ -43,15 +44,19 @@ def no_new_processes() -> None:
         pass
 
 
-def report(write_end: int, run: Callable[[], None], sealed: dict | None = None, output: int | None = None) -> None:
+def report(write_end: int, run: Callable[[], None], sealed: dict | None = None) -> None:
     """In the fork: run the trial, write its line, end the process (never returns). `sealed` (the grader's
-    child): scope the fork (seal.in_fork), make `output` its stdout and stderr, close every other descriptor."""
+    child): scope the fork (seal.in_fork), make the grader's log its stdout and stderr, close the rest."""
     try:
         no_new_processes()
         if sealed is not None:
+            gc.enable()
             sealed["in_fork"]()
+            log, identity = sealed["log"]
+            if (os.fstat(log).st_dev, os.fstat(log).st_ino) != identity:
+                raise RuntimeError("the grader's log was replaced")
             for stream in (1, 2):
-                os.dup2(output, stream)
+                os.dup2(log, stream)
             close_inherited({0, 1, 2, *sealed["keep"], write_end})
         run()
         line = {"why": None}
@@ -79,38 +84,36 @@ def isolated(run: Callable[[], None], seconds: float | None, lost: Callable[[], 
             pass
     if sealed is not None and handlers_changed():
         return "RuntimeError: signal handlers are switched off in the grader"
-    before = process_state() if sealed is not None else None
+    before, collecting = (process_state(), gc.isenabled()) if sealed is not None else (None, False)
+    if collecting:
+        gc.disable()  # no finalizer of the cell's runs here while a trial does (it could read what this process holds)
     read_end, write_end = os.pipe()
-    out_read, out_write = os.pipe() if sealed is not None else (None, None)
-    pid = os.fork()
+    try:
+        pid = os.fork()
+    except BlockingIOError:  # the sealed child's RLIMIT_NPROC: a thread of the cell's holds the fork's place
+        os.close(read_end)
+        os.close(write_end)
+        gc.enable() if collecting else None
+        return "RuntimeError: starting a thread is switched off in the grader"
     if pid == 0:
         os.close(read_end)
         try:
-            report(write_end, run, sealed, out_write)
+            report(write_end, run, sealed)
         finally:
             os._exit(1)
     os.close(write_end)
-    if out_write is not None:
-        os.close(out_write)
-    data, ended, deadline, copied = b"", False, None if seconds is None else time.monotonic() + seconds, 0
+    data, ended, deadline = b"", False, None if seconds is None else time.monotonic() + seconds
     try:
         while True:
             left = None if deadline is None else deadline - time.monotonic()
-            ready = [] if left is not None and left <= 0 else \
-                select.select([read_end] + ([out_read] if out_read is not None else []), [], [], left)[0]
-            if not ready:
+            if left is not None and (left <= 0 or not select.select([read_end], [], [], left)[0]):
                 return "timeout"
-            if out_read in ready:
-                out_read, copied = forward(out_read, copied)
-            if read_end in ready:
-                chunk = os.read(read_end, 1 << 16)
-                if not chunk:
-                    break
-                data += chunk
+            chunk = os.read(read_end, 1 << 16)
+            if not chunk:
+                break
+            data += chunk
         os.waitpid(pid, 0)
         ended = True
-        while out_read is not None:  # what the fork printed last
-            out_read, copied = forward(out_read, copied)
         try:
             return json.loads(data)["why"]
         except (ValueError, KeyError, TypeError):
@@ -123,24 +126,12 @@ def isolated(run: Callable[[], None], seconds: float | None, lost: Callable[[], 
             except ProcessLookupError:
                 pass
             os.waitpid(pid, 0)
-        if out_read is not None:
-            os.close(out_read)
         if not ended or not data:
             lost()
         if before is not None and process_state() != before:  # the trial changed this process: no later one sees it
             os._exit(TAMPERED)
+        if collecting:
+            gc.enable()
 
 
-def forward(out_read: int, copied: int) -> tuple[int | None, int]:
-    """Copy what the fork printed to this process's stdout (the grader's log), up to OUTPUT_LIMIT bytes a
-    trial (the rest is read and dropped): (out_read, or None once it ended and is closed; bytes copied)."""
-    chunk = os.read(out_read, 1 << 16)
-    if kept := chunk[:max(0, OUTPUT_LIMIT - copied)]:
-        os.write(1, kept)
-    if not chunk:
-        os.close(out_read)
-    return (out_read if chunk else None), copied + len(kept)
-
-
-OUTPUT_LIMIT = 1 << 16  # bytes of a trial's output that reach the grader's log
 FORKING = (isolated,)  # the grader's child lets these fork (anatomy_grading.tripwires.allow_fork)

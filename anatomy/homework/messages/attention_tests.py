@@ -39,6 +39,8 @@ MESSAGES: dict[str, dict[str, str]] = {
                     "ko": "{test} 테스트가 파일을 쓰므로({why}) 이 문제는 0점입니다. 파일은 실행이 끝나도 남으므로, "
                           "한 실행이 남긴 것이 다음 실행에 닿으면 안 됩니다"},
     "files_sealed": {"en": "writing files is switched off in the grader", "ko": "채점기에서는 파일 쓰기가 꺼져 있습니다"},
+    "threads_refused": {"en": "starting a thread is switched off in the grader",
+                        "ko": "채점기에서는 스레드를 시작할 수 없습니다"},
     "handlers_refused": {"en": "signal handlers are switched off in the grader",
                          "ko": "채점기에서는 시그널 처리기가 꺼져 있습니다"},
     "no_tests": {"en": "no test functions (def test_...(impl)) for this question, so it scores 0",
