@@ -1,4 +1,4 @@
-"""A sealed child: nothing a homework-3 test does in one trial reaches a later trial through it.
+"""A sealed child: most ways from one homework-3 trial to a later one closed (what is still open: trial.py).
 
 Homework 3 runs each test once per trial in a fork of the child (trial.py); Python's memory dies with the
 fork, but a file would not, and a test that kept the outputs it saw in a file could learn the correct

@@ -71,7 +71,7 @@ def tripwire(event: str, args: tuple) -> None:
         return
     elif event.startswith(BLOCKED_EVENTS):
         raise RuntimeError(f"{event} is switched off in the grader")
-    elif why := seal.refuses(event, args):  # a sealed child (homework 3): no file written, no thread started
+    elif why := seal.refuses(event, args):  # a sealed child (homework 3): no file written, its metadata unchanged
         raise RuntimeError(why)
     elif event == "open" and isinstance(args[0], str) and poisoned_file(args[0]):
         raise RuntimeError(f"reading {args[0]} is switched off in the grader")

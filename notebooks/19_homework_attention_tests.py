@@ -135,7 +135,7 @@
 #   of the process that holds your tests, and that copy ends with the run: what a test changes in Python
 #   (a counter or a list kept in a global, a default argument, an object, a class, a cache or a module) is
 #   back at its start each time, so a test that counts its calls fails on every call, the correct one
-#   included. Outside Python, too, the grader cuts each run off from the next: there a test can write
+#   included. Outside Python, the grader closes most ways from one run to the next: there a test can write
 #   no file, share no memory, start no thread and send no signal, each run's copy closes every pipe or file
 #   your cells opened (what it prints goes to the grader's log), and a test that changes the grader's own
 #   process (its limits or priority) ends it, so a test that tries fails on the correct code (0 points).
@@ -145,7 +145,9 @@
 #   the runs come in a secret random order, each mutant runs twice and is caught only when your tests fail
 #   on it both times, and the correct code runs seven times among them, so a test that fails by position,
 #   not by what it computes, catches less than a tenth of a bug per question on average and most often
-#   fails a correct run (0 points). A test may not start a process or a thread (the grader refuses it). A global that
+#   fails a correct run (0 points). A test may not start a process or a thread (the grader refuses it), and your cells must
+#   leave no thread running (no `torch.set_num_threads` above 1, no progress bar left open): in the grader
+#   such a thread takes the place of the runs, and every question scores 0. A global that
 #   cannot be copied (a generator, say) scores the question 0. The
 #   review reads your test cells before anything runs; a question whose tests
 #   use any of these names scores 0 and is flagged for your instructor: `inspect`, `dis`, `gc`, `sys`,

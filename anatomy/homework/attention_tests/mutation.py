@@ -15,7 +15,7 @@ implementation), so it draws the same inputs and weights whichever implementatio
 honest (deterministic) test gives the same verdict in both runs of a mutant.
 
 Why a test that does not read the implementation's behaviour earns nothing but by chance: in the grader
-it keeps nothing from one trial to the next (each is a fork of a sealed child: trial.py), so what it knows of a
+it keeps next to nothing from one trial to the next (a sealed child's forks; still open: trial.py), so what it knows of a
 trial (its process id) can at most tell it its position in the sequence of trials, and the order is a
 secret permutation, so its failures fall on a set F of positions chosen without knowing which
 implementation sits where. It scores only when F holds no correct run and both

@@ -9,8 +9,9 @@ process had before the first. In the grader's child, sealed (anatomy_grading/sea
 memory does either: no file can be written nor memory shared nor a thread started; with `sealed` the fork
 can signal no process outside it, its stdout and stderr are the grader's log (appended to, never read
 back), it closes every other descriptor it inherited, a trial does not start while the test's cell holds a
-signal handler, no finalizer of the cell's runs here during a trial (gc off), and one that changed this
-process ends it (fork_state.py). What remains, the fork's process id, tells a test at most its position. In
+signal handler, the cyclic garbage collector is off here during a trial, and one that changed this process
+ends it (fork_state.py). Still open: the shared log's size and this process's page-fault and CPU counters,
+which a fork can pad (instructor/README.md); the fork's process id tells a test at most its position. In
 the fork no process or thread can start (`no_new_processes`: RLIMIT_NPROC 0, which the kernel enforces for every
 user but root, torch at one thread). `lost()` runs when the fork ended without its line (killed at its time limit, crashed):
 the link it spoke over may hold half a request. Sent to the grader's child as source (plan.py): standard
