@@ -6,7 +6,8 @@ when it returned, else "Type: message" of what it raised ("timeout" past `second
 trial, so nothing the test changes in Python's memory (a global, a default argument, a closure, an attribute
 of a class, an object or a module, an lru_cache) reaches the next trial: every trial starts from the state the
 process had before the first. In the grader's child, sealed (anatomy_grading/seal.py), nothing outside that
-memory does either: no file can be written nor memory shared nor a thread started; with `sealed` the fork
+memory does by most routes: no file can be written nor memory shared (nor a thread started, with a uid of
+its own); with `sealed` the fork
 can signal no process outside it, its stdout and stderr are the grader's log (appended to, never read
 back), it closes every other descriptor it inherited, a trial does not start while the test's cell holds a
 signal handler, the cyclic garbage collector is off here during a trial, and one that changed this process
@@ -77,7 +78,8 @@ def report(write_end: int, run: Callable[[], None], sealed: dict | None = None) 
 def isolated(run: Callable[[], None], seconds: float | None, lost: Callable[[], None],
              sealed: dict | None = None) -> str | None:
     """`run()` in a fork of this process: None when it returned, else why it failed; see the module.
-    `sealed` ({"keep": descriptors, "in_fork": a callable}, the grader's child): see fork_state.py."""
+    `sealed` ({"keep": descriptors, "in_fork": a callable, "log": seal.log_of's}, the grader's child): see
+    fork_state.py."""
     for stream in (sys.stdout, sys.stderr):  # what was printed before must not be printed twice
         try:
             stream.flush()
@@ -87,7 +89,7 @@ def isolated(run: Callable[[], None], seconds: float | None, lost: Callable[[], 
         return "RuntimeError: signal handlers are switched off in the grader"
     before, collecting = (process_state(), gc.isenabled()) if sealed is not None else (None, False)
     if collecting:
-        gc.disable()  # no finalizer of the cell's runs here while a trial does (it could read what this process holds)
+        gc.disable()  # the cyclic collector (and the finalizers it would call) stays off while a trial runs
     read_end, write_end = os.pipe()
     try:
         pid = os.fork()
