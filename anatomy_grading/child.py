@@ -102,7 +102,7 @@ def prepare(setup: dict) -> tuple[list[str], str | None]:
     sys.meta_path.insert(0, StubFinder(("otter", "anatomy.homework", "anatomy_grading")))
     linecache.clearcache()
     tripwires.refuse_spawning()
-    sealed = seal.seal(setup["uid"] is not None) if setup.get("sealed") else None  # before the hook: ctypes
+    sealed = seal.seal(setup["uid"] is not None and setup["threads"] == 1) if setup.get("sealed") else None  # ctypes
     sys.addaudithook(tripwires.tripwire)
     return poisoned, sealed
 

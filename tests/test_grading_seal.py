@@ -164,6 +164,6 @@ _thread.start_new_thread(lock.acquire, ())  # an idle thread (a library's, say)
 before = fork_state.process_state()
 tid = max(int(t) for t in os.listdir("/proc/self/task"))
 os.sched_setaffinity(tid, {min(os.sched_getaffinity(0))})
-print(json.dumps({"changed": fork_state.process_state() != before}))
+print(json.dumps({"changed": fork_state.changed(before, fork_state.process_state())}))
 ''')
     assert found == {"changed": True}, found

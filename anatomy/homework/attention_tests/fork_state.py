@@ -55,7 +55,13 @@ def process_state() -> tuple:
         threads = sorted(int(tid) for tid in os.listdir("/proc/self/task"))
     except OSError:  # no /proc: this thread
         threads = [0]
-    per_thread = tuple((tid, os.getpriority(os.PRIO_PROCESS, tid),
+    per_thread = {tid: (os.getpriority(os.PRIO_PROCESS, tid),
                         frozenset(os.sched_getaffinity(tid)) if hasattr(os, "sched_getaffinity") else None,
-                        os.sched_getscheduler(tid) if hasattr(os, "sched_getscheduler") else None) for tid in threads)
+                        os.sched_getscheduler(tid) if hasattr(os, "sched_getscheduler") else None) for tid in threads}
     return tuple(resource.getrlimit(getattr(resource, name)) for name in LIMITS), frozenset(signal.sigpending()), per_thread
+
+
+def changed(before: tuple, after: tuple) -> bool:
+    """Whether process_state moved: limits, pending signals, or a thread that lived through it (a library's
+    thread that started or ended meanwhile is not a change)."""
+    return before[:2] != after[:2] or any(after[2][tid] != state for tid, state in before[2].items() if tid in after[2])

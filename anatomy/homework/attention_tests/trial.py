@@ -30,7 +30,7 @@ import sys
 import time
 from typing import Callable
 
-from anatomy.homework.attention_tests.fork_state import TAMPERED, close_inherited, handlers_changed, process_state
+from anatomy.homework.attention_tests.fork_state import TAMPERED, changed, close_inherited, handlers_changed, process_state
 
 
 def no_new_processes() -> None:
@@ -131,7 +131,7 @@ def isolated(run: Callable[[], None], seconds: float | None, lost: Callable[[], 
             os.waitpid(pid, 0)
         if not ended or not data:
             lost()
-        if before is not None and process_state() != before:  # the trial changed this process: no later one sees it
+        if before is not None and changed(before, process_state()):  # the trial changed this process: no later one sees it
             os._exit(TAMPERED)
         if collecting:
             gc.enable()
