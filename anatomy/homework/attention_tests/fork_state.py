@@ -7,7 +7,7 @@ the sealed child (anatomy_grading/seal.py) keeps it from carrying one trial's re
 - the process itself: a fork can change its parent's resource limits or its threads' priority, CPUs or
   scheduling, or leave a signal pending there, and a later fork could see that. `process_state()` is taken
   before each trial and compared after it: a trial that changed it ends the child (TAMPERED, its exit
-  code), so no later trial of that child sees the change (the cell can start no thread: seal.py);
+  code), so no later trial of that child sees the change (where the child runs one thread, the cell can start none: seal.py);
 - signal handlers: one that the test's cell installed would run in the child, whose memory every later
   fork copies. `handlers_changed()` compares them with those at this module's import, before the
   student's first line ran; a trial does not start while they differ.

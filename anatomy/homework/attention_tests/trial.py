@@ -55,7 +55,8 @@ def report(write_end: int, run: Callable[[], None], sealed: dict | None = None) 
             gc.enable()
             sealed["in_fork"]()
             log, identity = sealed["log"]
-            if (os.fstat(log).st_dev, os.fstat(log).st_ino) != identity:
+            found = os.fstat(log)
+            if (found.st_dev, found.st_ino) != identity:
                 raise RuntimeError("the grader's log was replaced")
             for stream in (1, 2):
                 os.dup2(log, stream)
@@ -96,7 +97,8 @@ def isolated(run: Callable[[], None], seconds: float | None, lost: Callable[[], 
     except BlockingIOError:  # the sealed child's RLIMIT_NPROC: a thread of the cell's holds the fork's place
         os.close(read_end)
         os.close(write_end)
-        gc.enable() if collecting else None
+        if collecting:
+            gc.enable()
         return "RuntimeError: starting a thread is switched off in the grader"
     if pid == 0:
         os.close(read_end)
