@@ -23,6 +23,7 @@ import resource
 import subprocess
 import sys
 import types
+from typing import Callable
 
 import torch
 
@@ -102,34 +103,22 @@ def prepare(setup: dict) -> tuple[list[str], str | None]:
     sys.meta_path.insert(0, StubFinder(("otter", "anatomy.homework", "anatomy_grading")))
     linecache.clearcache()
     tripwires.refuse_spawning()
-    sealed = seal.seal(setup["uid"] is not None and setup["threads"] == 1) if setup.get("sealed") else None  # ctypes
+    sealed = seal.seal(setup["uid"] is not None) if setup.get("sealed") else None  # ctypes; runner.py: at one thread
     sys.addaudithook(tripwires.tripwire)
     return poisoned, sealed
 
 
 def main(setup: dict) -> None:
-    requests, reply_fd = io.FileIO(0, "rb", closefd=False), int(setup["reply_fd"])
+    requests, reply_fd = wire.reader(0, lambda: os._exit(0)), int(setup["reply_fd"])
+    reply = lambda message, tensors=None: wire.send(reply_fd, message, tensors)  # noqa: E731
 
-    def read(n: int) -> bytes:
-        chunks, left = [], n
-        while left:
-            chunk = requests.read(left)
-            if not chunk:
-                os._exit(0)
-            chunks.append(chunk)
-            left -= len(chunk)
-        return b"".join(chunks)
-
-    def reply(message: dict, tensors: dict | None = None) -> None:
-        data = memoryview(wire.pack(message, tensors or {}))
-        while data:
-            data = data[os.write(reply_fd, data):]
-
-    def ask(message: dict, tensors: dict) -> tuple[dict, dict]:  # mid-call: the grader answers before the reply
-        reply({"ask": message}, tensors)
-        return wire.unpack(*(lambda lengths: (read(lengths[0]), read(lengths[1])))(wire.lengths(read(wire.HEADER.size))))
-    CHANNEL["ask"] = ask
-    CHANNEL["sealed"] = {"keep": (reply_fd,), "in_fork": seal.in_fork, "log": seal.log_of(1)} if setup.get("sealed") else None
+    def asker(write_fd: int, answers: Callable) -> Callable:  # mid-call: the grader answers before the reply
+        return lambda message, tensors: (wire.send(write_fd, {"ask": message}, tensors), answers())[1]
+    CHANNEL["ask"] = asker(reply_fd, requests)
+    if setup.get("sealed"):  # homework 3's forks ask over a channel of their own, never the child's (connection.py)
+        asks, answers = setup["trials"]
+        CHANNEL["ask"] = asker(asks, wire.reader(answers, lambda: None))
+        CHANNEL["sealed"] = {"keep": (asks, answers), "in_fork": seal.in_fork, "log": seal.log_of(1)}
 
     try:
         confine(setup)
@@ -140,8 +129,7 @@ def main(setup: dict) -> None:
     reply({"ready": True, "poisoned": poisoned, "sealed": sealed})
     handles, namespace = Handles(), {"__name__": "__main__", "__builtins__": builtins, "display": print, "get_ipython": Stub()}
     while True:
-        message, tensors = wire.unpack(*(lambda lengths: (read(lengths[0]), read(lengths[1])))(
-            wire.lengths(read(wire.HEADER.size))))
+        message, tensors = requests()
         if message.get("op") == "bye":
             os._exit(0)
         watched = setup["policy"] in reach.WATCHED and message.get("op") in ("call", "method")

@@ -1,13 +1,15 @@
 """The parent's end of one child process: start it, send requests, read replies within a deadline.
 
-A request is one wire frame written to the child's stdin; its reply is one frame read from a pipe
-of its own, so nothing the student prints can pass for a reply (prints go to a log file the parent
-owns, of which instructors see the last 64 KiB). Every reply must arrive before its deadline: a
-child that runs past it, dies, or sends a malformed frame is killed (with its whole process group,
-its pid namespace, and every process of its uid), and the call that was waiting raises ChildFailed
-with a plain reason. A reply's lengths are checked against the reply caps before anything is read,
-and the buffers grow only with the bytes that actually arrive. While a call runs, the child may ask a
-question of its own (homework 3's tests asking their implementation); `relay` answers it.
+A request is one wire frame written to the child's stdin; its reply is one frame read from a pipe of its own, so
+nothing the student prints can pass for a reply (prints go to a log file the parent owns, of which instructors see
+the last 4 KiB of each child's: runner.py). Every reply must arrive before its deadline: a child that runs past it,
+dies, or sends a malformed frame is killed (with its whole process group, its pid namespace, and every process of its
+uid), and the call that was waiting raises ChildFailed with a plain reason. A reply's lengths are checked against the
+reply caps before anything is read, and the buffers grow only with the bytes that actually arrive. While a call runs,
+the child may ask a question of its own (homework 3's tests asking their implementation); `relay` answers it. A
+sealed child (homework 3) gets a second channel, for its trials' forks alone (`trials`): they never hold the child's
+own, so none can send a reply for it, and when a reply comes (every fork has ended by then) a question or an answer
+still in that channel means a fork left it there for the next: the child is ended ("tampered").
 """
 from __future__ import annotations
 
@@ -23,7 +25,7 @@ from pathlib import Path
 import torch
 
 from anatomy.homework.processes import end_process_group
-from anatomy_grading import sandbox, uids, wire
+from anatomy_grading import reading, sandbox, uids, wire
 
 SHIPPED = ("wire", "shipping", "seal", "tripwires", "poison", "stubs", "qualname", "blocks", "reach", "handles", "child")  # the modules the child runs, sent as source
 
@@ -45,17 +47,20 @@ class Child:
                 os.chown(self.work, confinement["uid"], confinement["uid"])
             confinement = confinement | {"work": self.work}
         reply_read, reply_write = os.pipe()
-        self.replies = reply_read
+        self.replies, passed, self.trials = reply_read, [reply_write], ()
+        if setup.get("sealed"):  # (questions from a trial's fork, answers to it): the grader's ends
+            (asks, asked), (answered, answers) = os.pipe(), os.pipe()
+            self.trials, passed, setup = (asks, answers), passed + [asked, answered], setup | {"trials": [asked, answered]}
         threads = int(setup["threads"])
         try:  # the child may append to its log, not read it (a test's thread or fork would read earlier runs there)
             log = os.open(f"/proc/self/fd/{self.log.fileno()}", os.O_WRONLY | os.O_APPEND)
         except OSError:  # no /proc
             log = os.dup(self.log.fileno())
         self.process = subprocess.Popen(sandbox.command(confinement), stdin=subprocess.PIPE, stdout=log,
-                                        stderr=subprocess.STDOUT, pass_fds=(reply_write,), start_new_session=True,
+                                        stderr=subprocess.STDOUT, pass_fds=tuple(passed), start_new_session=True,
                                         env=sandbox.environment(threads), cwd="/", preexec_fn=uids.die_with_parent)
-        os.close(reply_write)
-        os.close(log)
+        for fd in (*passed, log):
+            os.close(fd)
         here = Path(__file__).parent
         boot = json.dumps({"modules": [[f"anatomy_grading.{m}", (here / f"{m}.py").read_text()] for m in SHIPPED],
                            "setup": setup | confinement | {"reply_fd": reply_write}}).encode()
@@ -77,9 +82,8 @@ class Child:
         self.write(message, tensors, deadline, late)
         return self.receive(deadline, late)
 
-    def write(self, message: dict, tensors: dict[str, torch.Tensor], deadline: float, late: str) -> None:
-        data = memoryview(wire.pack(message, tensors))
-        fd = self.process.stdin.fileno()
+    def write(self, message: dict, tensors: dict[str, torch.Tensor], deadline: float, late: str, fd: int = -1) -> None:
+        data, fd = memoryview(wire.pack(message, tensors)), self.process.stdin.fileno() if fd < 0 else fd
         while data:
             if not select.select([], [fd], [], max(0.0, deadline - time.monotonic()))[1]:
                 self.fail(late)
@@ -89,33 +93,33 @@ class Child:
                 self.fail("stopped")
 
     def receive(self, deadline: float, late: str) -> tuple[dict, dict]:
-        """The reply; a question the child asks first ({"ask": ...}) goes to `relay`, its answer back, by the
-        same deadline (a relay that fails, e.g. homework 3's implementation running past it, ends the child)."""
+        """The reply; a question the child or a trial's fork asks first ({"ask": ...}) goes to `relay`, its answer
+        back the way it came, by the same deadline (a relay that fails, e.g. homework 3's implementation running
+        past it, ends the child)."""
         while True:
-            message, tensors = self.frame(deadline, late)
+            source = self.replies
+            if self.trials:
+                ready = select.select([self.replies, self.trials[0]], [], [], max(0.0, deadline - time.monotonic()))[0]
+                source = ready[-1] if ready else self.replies
+            message, tensors = self.frame(deadline, late, source)
             if "ask" not in message:
+                if source != self.replies or any(reading.unread(fd) for fd in self.trials):
+                    self.fail("tampered")
                 return message, tensors
             try:
                 answer = self.relay(message["ask"], tensors, deadline) if self.relay else \
                     ({"error": {"type": "TypeError", "message": "nothing to ask here"}}, {})
             except Exception:  # noqa: BLE001 (the relay's process timed out or died: this call ran past its limit)
                 self.fail(late)
-            self.write(*answer, deadline, late)
+            self.write(*answer, deadline, late, self.trials[1] if source != self.replies else -1)
 
-    def frame(self, deadline: float, late: str) -> tuple[dict, dict]:
-        def read(size: int) -> bytes:  # grows with what arrives, never allocated at the announced size
-            data = bytearray()
-            while len(data) < size:
-                if not select.select([self.replies], [], [], max(0.0, deadline - time.monotonic()))[0]:
-                    self.fail(late)
-                chunk = os.read(self.replies, min(size - len(data), 1 << 20))
-                if not chunk:
-                    self.fail("stopped")
-                data += chunk
-            return bytes(data)
+    def frame(self, deadline: float, late: str, source: int) -> tuple[dict, dict]:
         try:
-            body, blob = wire.lengths(read(wire.HEADER.size), wire.MAX_REPLY_JSON, wire.MAX_REPLY_BLOB)
-            return wire.unpack(read(body), read(blob))
+            return reading.frame(source, deadline)
+        except reading.Late:
+            self.fail(late)
+        except EOFError:
+            self.fail("stopped")
         except Exception as error:  # over the caps, not JSON, too deeply nested, a forged safetensors header...
             self.fail(f"sent a malformed reply ({type(error).__name__})")
 
@@ -139,9 +143,10 @@ class Child:
         return self.process.poll() is None
 
     def close(self) -> None:
-        end_process_group(self.process, (self.replies, self.process.stdin))
-        self.replies = -1  # closed: its number may be reused, so a second close must not close it again
+        end_process_group(self.process, (self.replies, self.process.stdin, *self.trials))
+        self.replies, self.trials = -1, ()  # closed: their numbers may be reused, so a second close must not close them again
         uids.end_uid(self.uid)  # whatever it started, even outside its process group, ends with it
         if self.work:
             shutil.rmtree(self.work, ignore_errors=True)
             self.work = None
+

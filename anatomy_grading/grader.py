@@ -116,6 +116,8 @@ def child_failed(reason: str, language: str = "en") -> str:
         return messages.say("child_timeout", language, seconds=int(found[1]))
     if found := re.fullmatch(r"ran past the grader's limit of (\d+) s for one notebook", reason):
         return messages.say("child_notebook_limit", language, seconds=int(found[1]))
+    if reason == "tampered":  # a trial's fork left a question or an answer in its channel (connection.py)
+        return messages.say("child_tampered", language)
     if found := re.fullmatch(r"stopped \(exit code (-?\d+)\)", reason):
         return messages.say("child_tampered" if int(found[1]) == TAMPERED else "child_exit", language, code=int(found[1]))
     if found := re.fullmatch(r"ran past the question's budget of ([\d.]+) s", reason):  # homework 3 (checks.runner)

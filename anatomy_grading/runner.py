@@ -40,6 +40,7 @@ class Runner:
                  cell_timeout: float = CELL_TIMEOUT, deadline: float = math.inf, total: float = 0.0):
         self.group, self.cells, self.result, self.cell_timeout = group, cells, result, cell_timeout
         self.deadline, self.over = deadline, f"ran past the grader's limit of {total:.0f} s for one notebook"
+        threads = 1 if group.sealed else threads  # a sealed child runs one thread, so that the cell can start none (seal.py)
         self.setup = {"threads": threads, "policy": group.policy, "preload": list(group.preload), "sealed": group.sealed,
                       "substitutes": [[m, Path(importlib.import_module(m).__file__).read_text()] for m in group.substitutes]}
         cpu = int(min(total or 1800.0, 3600.0) * max(1, threads))  # CPU seconds of all its threads: the wall limit's worth

@@ -13,12 +13,17 @@ code's outputs by majority over the trials. So a group with `sealed=True` (plan.
    (a file's times, mode, owner, extended attributes; a memory map, whose anonymous kind every later fork
    would share) and, as a second layer where a kernel has no Landlock, the same writes; the native ones
    (torch.from_file, shared tensors) it does not see, so the grader flags every result then (runner.py).
-   RLIMIT_NPROC (the kernel, with a uid of its own) leaves room for one trial's fork and no thread the
-   cell could start: such a thread would run beside the trials, in the memory each fork copies.
-3. Each trial's fork (`in_fork`, Landlock ABI 6 or later) enters a scoped domain of its own: it can send
-   no signal to the child nor reach an abstract unix socket there (where the ABI is older, fork_state.py's
-   checks of handlers and pending signals stand alone). anatomy/homework/attention_tests/fork_state.py
-   closes the rest: inherited descriptors, the log, the child's limits, priority and handlers.
+   The page cache and memfd inode numbers keep no mark for a later run (`kernel_quiet`).
+   RLIMIT_NPROC (the kernel, with a uid of its own; the child runs one thread: runner.py) leaves room for
+   one trial's fork: a thread the cell left running would run beside the trials, in the memory each fork
+   copies, so it takes the fork's place and every trial says so (trial.py). torch.set_num_threads keeps
+   torch at one thread (a cell's wish goes to the log), since its pool's threads would be such threads.
+3. Each trial's fork (`in_fork`) enters a Landlock domain of its own, below the child's, so that it can
+   read nothing of the child that needs ptrace's permission (/proc/1/io, /proc/1/fd, /proc/1/mem), and, from
+   ABI 6, scoped: it can send no signal to the child nor reach an abstract unix socket there (where the
+   ABI is older, fork_state.py's checks of handlers and pending signals stand alone).
+   anatomy/homework/attention_tests/fork_state.py closes the rest: inherited descriptors, the log, the
+   child's counters, limits, priority and handlers.
 Sent to the child as source: standard library only.
 """
 from __future__ import annotations
@@ -28,6 +33,7 @@ import os
 import resource
 import struct
 import sys
+from typing import Callable
 
 CREATE_RULESET, RESTRICT_SELF, ASK_VERSION = 444, 446, 1  # syscall numbers (the same on every architecture)
 SCOPES = (1 << 0) | (1 << 1)  # ABI 6: no abstract unix socket, no signal, to a process outside the domain
@@ -35,6 +41,7 @@ WRITE_RIGHTS = {1: (1 << 1) | (1 << 4) | (1 << 5) | (1 << 6) | (1 << 7) | (1 << 
                    | (1 << 12),  # ABI 1: write a file, remove a folder or file, make char/dir/reg/sock/fifo/block/sym
                 2: 1 << 13, 3: 1 << 14}  # ABI 2: link or rename across folders (refer); ABI 3: truncate
 MESSAGE = "writing files is switched off in the grader"  # = the catalogue's "files_sealed" in English
+KERNEL = "this call is switched off in the grader: it leaves a mark in the kernel that a later run could read"  # "kernel_refused"
 WRITING = ("os.mkdir", "os.rename", "os.remove", "os.rmdir", "os.link", "os.symlink", "os.truncate", "os.utime",
            "os.chmod", "os.chown", "os.chflags", "os.lchflags", "os.setxattr", "os.removexattr", "shutil.", "tempfile.")
 _sealed: list[bool] = []
@@ -60,17 +67,20 @@ def landlock() -> str:
             return f"Landlock could not restrict the child (errno {ctypes.get_errno()}): only the tripwire refuses writes"
     finally:
         libc.close(ctypes.c_int(ruleset))
-    scoped = libc.syscall(ctypes.c_long(CREATE_RULESET), ctypes.create_string_buffer(struct.pack("=QQQ", 0, 0, SCOPES)),
-                          ctypes.c_long(24), ctypes.c_long(0)) if version >= 6 else -1
-    if scoped < 0:
+    fork_rules = struct.pack("=QQQ", handled, 0, SCOPES) if version >= 6 else struct.pack("=Q", handled)
+    scoped = libc.syscall(ctypes.c_long(CREATE_RULESET), ctypes.create_string_buffer(fork_rules),
+                          ctypes.c_long(len(fork_rules)), ctypes.c_long(0))
+    if scoped >= 0:
+        _scope.append((libc.syscall, scoped))
+    if scoped < 0 or version < 6:
         return f"no file writes (Landlock ABI {version}, kernel-enforced); a trial may still signal the child"
-    _scope.append((libc.syscall, scoped))
     return f"no file writes, no signal out of a trial (Landlock ABI {version}, kernel-enforced)"
 
 
 def in_fork() -> None:
-    """In a trial's fork (trial.report): a Landlock domain of its own, scoped, so that the trial can signal no
-    process outside it (the child, whose memory the next fork copies, included) nor reach its abstract sockets."""
+    """In a trial's fork (trial.report): a Landlock domain of its own, below the child's (no ptrace of the child,
+    so none of its /proc files that need it), and from ABI 6 scoped, so that the trial can signal no process
+    outside it (the child, whose memory the next fork copies, included) nor reach its abstract sockets."""
     if _scope and _scope[0][0](RESTRICT_SELF, _scope[0][1], 0) != 0:
         raise RuntimeError("the grader could not scope this run (Landlock)")
 
@@ -85,7 +95,44 @@ def seal(own_uid: bool) -> str:
         tasks = len(os.listdir("/proc/self/task")) + 1
         resource.setrlimit(resource.RLIMIT_NPROC, (tasks, tasks))
         held += f"; no new thread ({tasks - 1} running, RLIMIT_NPROC {tasks})"
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads = one_thread(torch.set_num_threads)
+    kernel_quiet()
     return held
+
+
+def kernel_quiet() -> None:
+    """Marks a run could leave in the kernel for a later run to read: the page cache (a page read or dropped,
+    posix_fadvise, which a later preadv with RWF_NOWAIT tells without waiting for the disk) and memfd inode
+    numbers (k memfds made now move the next run's by k): preadv takes no flags, posix_fadvise and memfd_create
+    raise. And tqdm's monitor thread, which outlives every bar and would hold the trials' place, is off."""
+    import posix
+    preadv = posix.preadv
+
+    def plain_preadv(fd: int, buffers: list, offset: int, flags: int = 0) -> int:
+        if flags:
+            raise RuntimeError(KERNEL)
+        return preadv(fd, buffers, offset)
+
+    def refused(*args: object) -> None:
+        raise RuntimeError(KERNEL)
+    for module in (os, posix):
+        module.preadv, module.posix_fadvise, module.memfd_create = plain_preadv, refused, refused
+    try:
+        import tqdm
+        tqdm.tqdm.monitor_interval = 0
+    except ImportError:
+        pass
+
+def one_thread(set_num_threads: Callable[[int], None]) -> Callable[[int], None]:
+    """torch.set_num_threads in a sealed child: one thread whatever is asked (a pool's thread would hold the
+    trials' place), said in the log when a cell asks for more."""
+    def set_threads(count: int) -> None:
+        if count != 1:
+            print(f"torch.set_num_threads({count}) ignored: the grader runs torch at one thread", file=sys.stderr)
+        set_num_threads(1)
+    return set_threads
 
 
 def refuses(event: str, args: tuple) -> str | None:

@@ -19,7 +19,7 @@ from anatomy_grading.seal import writes
 
 BLOCKED_EVENTS = ("gc.get_objects", "gc.get_referrers", "gc.get_referents", "ctypes.", "subprocess.Popen", "os.system",
                   "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty", "pty.spawn", "socket.connect",
-                  "socket.bind", "socket.sendto", "sys._setprofileallthreads", "sys._settraceallthreads")
+                  "socket.bind", "socket.sendto", "socket.sendmsg", "sys._setprofileallthreads", "sys._settraceallthreads")
 NATIVE = (".so", ".pyd", ".dylib", ".dll")  # a library the record could not see into
 INTERPRETERS = ("_xxsubinterpreters", "_xxinterpchannels", "_interpreters", "_interpchannels", "_testcapi")
 _refused: list[str] = []

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import io
 import json
 import math
+import os
 import struct
 from types import SimpleNamespace
 from typing import Any, Callable
@@ -57,6 +59,27 @@ def unpack(body: bytes, blob: bytes) -> tuple[dict, dict[str, torch.Tensor]]:
     if not isinstance(message, dict):
         raise WireError("a frame's JSON must be an object")
     return message, (load_tensors(blob) if blob else {})
+
+
+def send(fd: int, message: dict, tensors: dict[str, torch.Tensor] | None = None) -> None:
+    data = memoryview(pack(message, tensors or {}))
+    while data:
+        data = data[os.write(fd, data):]
+
+
+def reader(fd: int, at_end: Callable[[], None]) -> Callable[[], tuple[dict, dict[str, torch.Tensor]]]:
+    """The next frame from `fd` (the child's end); `at_end()` when the grader closed it, then EOFError."""
+    stream = io.FileIO(fd, "rb", closefd=False)
+
+    def read(size: int) -> bytes:
+        chunks = []
+        while size:
+            chunks.append(stream.read(size) or at_end() or b"")
+            if not chunks[-1]:
+                raise EOFError("the grader closed the channel")
+            size -= len(chunks[-1])
+        return b"".join(chunks)
+    return lambda: (lambda body, blob: unpack(read(body), read(blob)))(*lengths(read(HEADER.size)))
 
 
 def data_class(name: str) -> type:

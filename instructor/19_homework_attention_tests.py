@@ -51,9 +51,10 @@
 #   (a counter or a list kept in a global, a default argument, an object, a class, a cache or a module) is
 #   back at its start each time, so a test that counts its calls fails on every call, the correct one
 #   included. Outside Python, the grader closes most ways from one run to the next: there a test can write
-#   no file, share no memory, start no thread and send no signal, each run's copy closes every pipe or file
-#   your cells opened (what it prints goes to the grader's log), and a test that changes the grader's own
-#   process (its limits or priority) ends it, so a test that tries fails on the correct code (0 points).
+#   no file, share no memory and start no thread, each run's copy closes every pipe or file your cells
+#   opened (what it prints goes to a pipe of its own, of which the grader's log keeps the first 4 KiB; a run
+#   may print at most 1 MiB, past that its print fails), and a test that signals or changes the grader's
+#   own process (its limits or priority) ends it, so a test that tries fails on the correct code (0 points).
 #   Keeping the outputs a test saw, to learn the
 #   correct ones by majority over the runs, would copy the answer instead of testing it. What a test could
 #   still read off its process (its id) tells it at most its place among the runs, and that earns nothing:
@@ -61,8 +62,10 @@
 #   on it both times, and the correct code runs seven times among them, so a test that fails by position,
 #   not by what it computes, catches less than a tenth of a bug per question on average and most often
 #   fails a correct run (0 points). A test may not start a process or a thread (the grader refuses it), and your cells must
-#   leave no thread running (no `torch.set_num_threads` above 1, no progress bar left open): in the grader
-#   such a thread takes the place of the runs, and every question scores 0. A global that
+#   leave no thread running (no thread pool or thread still at work; the grader keeps torch at one thread,
+#   whatever `torch.set_num_threads` asks, and tqdm's progress bars without their monitor thread): in the
+#   grader such a thread takes the place of the runs, and every question scores 0, with words that name
+#   the thread. A global that
 #   cannot be copied (a generator, say) scores the question 0. The
 #   review reads your test cells before anything runs; a question whose tests
 #   use any of these names scores 0 and is flagged for your instructor: `inspect`, `dis`, `gc`, `sys`,

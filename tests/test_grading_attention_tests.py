@@ -570,8 +570,16 @@ import posix
 from collections import Counter
 
 PIPE = posix.pipe()  # made once, in the child, before any trial: every trial's fork inherits both ends
-MEMORY = posix.memfd_create("seen")
+try:
+    MEMORY = posix.memfd_create("seen")
+except RuntimeError:  # the sealed child refuses memfds (their inode numbers would carry a state)
+    MEMORY = None
 posix.set_blocking(PIPE[0], False)
+torch.set_num_threads(2)  # honest: the grader keeps torch at one thread (its pool's threads would hold the runs' place)
+torch.ones(300, 300) @ torch.ones(300, 300)
+from tqdm import tqdm  # honest too: a bar's monitor thread would outlive it; the grader has it off
+for _ in tqdm(range(3)):
+    pass
 
 
 def through_pipe(seen):
@@ -592,10 +600,11 @@ def test_learns_attention_through_a_pipe(impl):
 
 
 def test_counts_in_memory(impl):
-    posix.lseek(MEMORY, 0, 0)
-    count = int(posix.read(MEMORY, 16) or b"0")
-    posix.lseek(MEMORY, 0, 0)
-    posix.write(MEMORY, str(count + 1).encode())
+    memory = posix.memfd_create("seen") if MEMORY is None else MEMORY
+    posix.lseek(memory, 0, 0)
+    count = int(posix.read(memory, 16) or b"0")
+    posix.lseek(memory, 0, 0)
+    posix.write(memory, str(count + 1).encode())
     assert impl.causal_mask(3).shape == (3, 3)
 '''
 
@@ -603,15 +612,20 @@ def test_counts_in_memory(impl):
 def test_a_pipe_or_memfd_made_before_the_trials_carries_nothing_through_the_grader(tmp_path):
     """The sealed child's other shared state: a pipe (q1) and a memfd (q2) made by the test's module in the child,
     which every trial's fork would inherit. Each fork now closes every descriptor the child did not open for it
-    (trial.close_inherited), so using them fails on the correct implementation: 0, nothing flagged."""
+    (trial.close_inherited), so using the pipe fails on the correct implementation, and the sealed child makes
+    no memfd at all (tenth reading A2): 0, nothing flagged. The cell
+    also asks torch for 2 threads and multiplies (ninth reading B1: the child died of it), and shows a tqdm bar,
+    whose monitor thread outlived it (tenth reading A3: every question 0): the grader keeps torch at one thread
+    (and says so in the log) and tqdm without its monitor, and q3-q5 keep their marks."""
     result = graded(tmp_path, reference_code() + SHARED, {"q1": "[test_learns_attention_through_a_pipe]",
                                                           "q2": "[test_counts_in_memory]", "q3": REFERENCE_LISTS["q3"],
                                                           "q4": REFERENCE_LISTS["q4"], "q5": REFERENCE_LISTS["q5"]})
     said = outputs(result)
     assert scores(result) == {"q1": 0.0, "q2": 0.0, "q3": 3.0, "q4": 3.0, "q5": 3.0}, said
-    assert all("fails on the correct implementation (OSError: [Errno 9] Bad file descriptor)" in said[q]
-               for q in ("q1", "q2")), said
+    assert "fails on the correct implementation (OSError: [Errno 9] Bad file descriptor)" in said["q1"], said
+    assert "it leaves a mark in the kernel that a later run could read" in said["q2"], said  # a memfd, refused
     assert result.flags == [], result.flags
+    assert any("torch.set_num_threads(2) ignored" in line for line in result.log), result.log[-3:]
 
 
 ROUTES = '''
@@ -619,10 +633,10 @@ import posix
 import resource
 from collections import Counter
 
-HIGH = 250  # a memfd above the soft limit the cell then sets
-posix.dup2(posix.memfd_create("seen"), HIGH)
+HIGH = 250  # a pipe above the soft limit the cell then sets (a memfd before the sealed child refused them)
+posix.dup2(posix.pipe()[1], HIGH)
 resource.setrlimit(resource.RLIMIT_NOFILE, (64, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
-posix.dup2(posix.memfd_create("err"), 2)  # the child's stderr replaced by a memfd
+posix.dup2(posix.pipe()[1], 2)  # the child's stderr replaced by a pipe
 
 
 def majority(before, seen):
@@ -672,15 +686,17 @@ def test_descriptors_signals_and_the_childs_state_carry_nothing_through_the_grad
     """Seventh reading A1, through the trusted grader: every trial shared the child's stdout (the grader's log,
     read back with pread: q1), its stderr replaced by a memfd at cell level (q2), a memfd above the soft limit
     the cell set (q3), and could leave a signal pending in the child (q4) or change its priority (q5); the first
-    three learnt the correct outputs by majority (2.25-3 of 3 points). Now a trial's stdout and stderr are the
-    grader's log, write-only, it closes every other descriptor it inherited, it cannot signal the child
-    (Landlock's scope), and one that changed the child ends it: each scores 0, nothing flagged."""
+    three learnt the correct outputs by majority (2.25-3 of 3 points). The sealed child now refuses memfds, so
+    the cell uses pipes. A trial's stdout and stderr are a pipe of its own (the child copies it to the log
+    after the trial), it closes every other descriptor it inherited, it cannot signal the child (Landlock's
+    scope), and one that changed the child ends it: each scores 0, nothing flagged."""
     result = graded(tmp_path, ROUTES, {"q1": "[test_reads_back_its_stdout]", "q2": "[test_keeps_in_stderr]",
                                        "q3": "[test_keeps_above_the_limit]", "q4": "[test_signals_the_child]",
                                        "q5": "[test_lowers_the_childs_priority]"})
     said = outputs(result)
     assert scores(result) == dict.fromkeys(QUESTIONS, 0.0), said
-    assert all("Bad file descriptor" in said[q] for q in ("q1", "q2", "q3")), said  # a write-only log; a closed one
+    assert "caught 0 of" in said["q1"], said["q1"]  # its stdout is a pipe of its own, empty at its start
+    assert "Illegal seek" in said["q2"] and "Bad file descriptor" in said["q3"], said  # that pipe; a closed one
     assert "not permitted" in said["q4"] or "changed the grader's process" in said["q4"], said["q4"]
     assert "changed the grader's process itself" in said["q5"], said["q5"]
     assert result.flags == [], result.flags
@@ -702,10 +718,109 @@ def test_a_thread_of_the_cell_leaves_no_room_for_a_run_through_the_grader(tmp_pa
     """Eighth reading A1: a thread the answer cell started ran in the child beside the trials, read the log and
     kept what it read in the memory every fork copies (2-2.25 of 3 points). The sealed child's RLIMIT_NPROC
     leaves room for one trial's fork and no thread beside it: with the cell's thread running, no run can
-    start, so the reference suite itself scores 0 and says why; nothing flagged."""
-    code = reference_code() + "\n\nimport _thread\n"
-    code += "_LOCK = _thread.allocate_lock()\n_LOCK.acquire()\n_thread.start_new_thread(_LOCK.acquire, ())\n"
+    start, so the reference suite itself scores 0 and says why, naming the thread (ninth reading B1: a cell must
+    leave no thread running); flagged only for the module the cell imports."""
+    code = reference_code() + "\n\nimport threading\n"
+    code += "_LOCK = threading.Lock()\n_LOCK.acquire()\nthreading.Thread(target=_LOCK.acquire, name='keeper').start()\n"
     result = graded(tmp_path, code, REFERENCE_LISTS)
     said = outputs(result)
     assert scores(result) == dict.fromkeys(QUESTIONS, 0.0), said
-    assert all("starting a thread is switched off in the grader" in line for line in said.values()), said
+    left = "a thread your notebook started is still running in the grader (keeper), and a cell must leave none running"
+    assert all(left in line for line in said.values()), said
+    assert all("threading" in flag for flag in result.flags), result.flags  # the static scan names the module
+
+
+COUNTERS = (ROOT / "tests" / "counter_probe.py").read_text()
+
+
+def test_the_logs_size_and_the_childs_fault_count_carry_nothing_through_the_grader(tmp_path):
+    """Ninth reading A1, through the trusted grader: every fork appended its output to the one log, whose size
+    it could read (fstat), and each fork the child waited for added its page faults to the child's cminflt
+    (/proc/1/stat), which the next fork could read; padding either to a residue carried an exact state, and
+    counting outputs until one was seen three times (the correct one's) earned 2.0 (q1, the log) and 1.875
+    (q2, the faults) of 3. Now a fork prints into a pipe of its own, and the kernel reaps each fork without
+    adding its faults to the child's: each state stays at its start, no output is ever seen three times, and
+    both tests catch nothing. Nothing flagged."""
+    result = graded(tmp_path, COUNTERS, EMPTY | {"q1": "[test_attention_via_log]", "q2": "[test_mask_via_faults]"})
+    said = outputs(result)
+    assert scores(result) == dict.fromkeys(QUESTIONS, 0.0), said
+    assert "caught 0 of" in said["q1"] and "caught 0 of" in said["q2"], said
+    assert result.flags == [], result.flags
+
+
+CHANNEL_PROBES = '''
+import fcntl
+import io
+import json
+import posix
+import struct
+
+AT_CELL = {int(n) for n in posix.listdir("/proc/self/fd")}  # the child's: its channels to the grader among them
+
+
+def inherited_writer():
+    """In the fork: a pipe it can write to that the child held before the trials (the channel it asks over)."""
+    for n in sorted(int(name) for name in posix.listdir("/proc/self/fd")):
+        try:
+            flags = int(io.open(f"/proc/self/fdinfo/{n}").read().split("flags:")[1].split()[0], 8)
+        except OSError:  # the listing's own descriptor
+            continue
+        if n > 2 and n in AT_CELL and flags & 3 == 1:
+            return n
+    raise AssertionError("no channel")
+
+
+def frame(message):
+    body = json.dumps(message).encode()
+    return b"AGW1" + struct.pack(">QQ", len(body), 0) + body
+
+
+def test_leaves_an_answer_behind(impl):
+    assert impl.causal_mask(3).shape == (3, 3)
+    posix.write(inherited_writer(), frame({"ask": {"op": "causal_mask", "args": [3]}}))  # its answer stays unread
+
+
+def test_replies_for_the_child(impl):
+    assert impl.causal_mask(3).shape == (3, 3)
+    posix.write(inherited_writer(), frame({"value": None, "refused": []}))  # "this run passed"
+
+
+def test_marks_the_channel(impl):
+    """A signal number set on the trials' channel outlives the fork (the tenth reading: 585 states with the pipe's size)."""
+    assert impl.causal_mask(3).shape == (3, 3)
+    fcntl.fcntl(inherited_writer(), fcntl.F_SETSIG, 7)
+
+
+def test_makes_memfds(impl):
+    """Each memfd moves the next one's inode number by one (the tenth reading: 24 of 24 exact)."""
+    assert impl.causal_mask(3).shape == (3, 3)
+    posix.memfd_create("mark")
+
+
+def test_reads_the_page_cache(impl):
+    """Whether a page of a large file is cached (a bit an earlier run could have set by reading it)."""
+    assert impl.causal_mask(3).shape == (3, 3)
+    fd = posix.open("/etc/passwd", posix.O_RDONLY)
+    posix.preadv(fd, [bytearray(4096)], 0, posix.RWF_NOWAIT)
+'''
+
+
+def test_a_fork_can_neither_leave_an_answer_for_the_next_nor_reply_for_the_child_through_the_grader(tmp_path):
+    """Routes the ninth reading left open: every fork held the child's own channel to the grader, so one could
+    write a question and leave its answer in the pipe for the next fork to read (a channel from trial to
+    trial), or write a reply in the child's name. Trials now ask over a channel of their own (connection.py),
+    and a reply that finds anything left in it, or a reply on it, ends the child: 0, in words. And the page
+    cache, every process's: preadv with RWF_NOWAIT tells whether a page is cached, a bit an earlier run could
+    set by reading it (q3); the sealed child's preadv takes no flags: 0, in words. The tenth reading: the
+    channel's open-file state (a signal number, the pipe's size) outlived each fork (q4: 1.667-2.25 of 3 in its
+    probe), now part of the child's state a trial may not change; memfd inode numbers move with each memfd made
+    (q5), now refused: 0, in words."""
+    result = graded(tmp_path, CHANNEL_PROBES, EMPTY | {"q1": "[test_leaves_an_answer_behind]",
+                                                       "q2": "[test_replies_for_the_child]",
+                                                       "q3": "[test_reads_the_page_cache]",
+                                                       "q4": "[test_marks_the_channel]", "q5": "[test_makes_memfds]"})
+    said = outputs(result)
+    assert scores(result) == dict.fromkeys(QUESTIONS, 0.0), said
+    assert all("left a message in its channel to the grader" in said[q] for q in ("q1", "q2")), said
+    assert all("it leaves a mark in the kernel that a later run could read" in said[q] for q in ("q3", "q5")), said
+    assert "changed the grader's process itself" in said["q4"], said["q4"]

@@ -147,8 +147,10 @@ def test_the_forks_words_are_the_catalogues():
     from anatomy.homework.attention_tests import fork_state, trial
     from anatomy_grading import grader
     assert f'"RuntimeError: {say("handlers_refused", "en")}"' in open(trial.__file__).read()
-    assert f'"RuntimeError: {say("threads_refused", "en")}"' in open(trial.__file__).read()
+    assert trial.THREAD_LEFT.format(threads="keeper") == say("thread_left", "en", threads="keeper")
+    assert seal.KERNEL == say("kernel_refused", "en") and seal.MESSAGE == say("files_sealed", "en")
     assert grader.child_failed(f"stopped (exit code {fork_state.TAMPERED})") == say("child_tampered", "en")
+    assert grader.child_failed("tampered") == say("child_tampered", "en")
     assert grader.child_failed("stopped (exit code 3)") == say("child_exit", "en", code=3)
 
 
@@ -167,3 +169,34 @@ os.sched_setaffinity(tid, {min(os.sched_getaffinity(0))})
 print(json.dumps({"changed": fork_state.changed(before, fork_state.process_state())}))
 ''')
     assert found == {"changed": True}, found
+
+
+def test_without_a_pidfd_the_child_still_waits_for_a_run_and_ends_a_late_one():
+    """Tenth reading A4: where pidfd_open is missing (Linux < 5.3, an older seccomp profile) `ended` raised, the
+    child exited 70, and every question of every student scored 0. It now polls (by time alone): a fork that
+    ends in time is seen to end (True); one past its seconds is killed and gone (False)."""
+    found = run('''
+import json, os, signal, time
+from anatomy.homework.attention_tests import fork_state
+
+def pidfd_open(pid):
+    raise OSError(38, "Function not implemented")
+os.pidfd_open = pidfd_open
+signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+results = []
+for nap, seconds in ((0.05, 5.0), (30.0, 0.2)):
+    pid = os.fork()
+    if pid == 0:
+        time.sleep(nap)
+        os._exit(0)
+    start = time.monotonic()
+    results.append([fork_state.ended(pid, seconds), round(time.monotonic() - start, 1)])
+    try:
+        os.kill(pid, 0)
+        results[-1].append("alive")
+    except ProcessLookupError:
+        results[-1].append("gone")
+print(json.dumps(results))
+''')
+    assert found[0][0] is True and found[0][2] == "gone", found
+    assert found[1][0] is False and found[1][1] < 5 and found[1][2] == "gone", found

@@ -14,23 +14,22 @@ through plan.SUITE). Every test run starts from the case's torch seed (the same 
 implementation), so it draws the same inputs and weights whichever implementation it gets, and an
 honest (deterministic) test gives the same verdict in both runs of a mutant.
 
-Why a test that does not read the implementation's behaviour earns nothing but by chance: in the grader
-it keeps next to nothing from one trial to the next (a sealed child's forks; still open: trial.py), so what it knows of a
-trial (its process id) can at most tell it its position in the sequence of trials, and the order is a
-secret permutation, so its failures fall on a set F of positions chosen without knowing which
-implementation sits where. It scores only when F holds no correct run and both
-runs of a mutant; `luck` computes the best such F's expected number of caught mutants exactly:
-0.090 of q1's 9 mutants, 0.043-0.053 for the others (tests/test_attention_tests_homework.py prints
-them), where 3 correct runs would allow 0.34 in q1. (A test that tells some implementations apart by
-what they compute gains no more on the rest: among those it cannot tell apart the order is still
-uniform.) Keeping the outputs it saw would let a test learn the correct code's outputs by majority over
-the runs (the sixth reading's probe, appending to a file, earned 2.3-2.7 of 3 points): the seal makes its
-write fail on the correct code, which scores 0 ("writes_file"). The feedback names categories, not mutants.
+Why a test that does not read the implementation's behaviour earns nothing but by chance: in the grader it keeps from
+one trial to the next only what the kernel keeps for every process (trial.py: what is still open), and its process id
+tells it at most its position; the order is a secret permutation, so its failures fall on a set F of positions chosen
+without knowing which implementation sits where. It scores only when F holds no correct run and both runs of a mutant;
+`luck` computes the best such F's expected number of caught mutants exactly: 0.090 of q1's 9 mutants, 0.043-0.053 for
+the others (tests/test_attention_tests_homework.py prints them), where 3 correct runs would allow 0.34 in q1. (A test
+that tells some implementations apart by what they compute gains no more on the rest: among those it cannot tell apart
+the order is still uniform.) Keeping the outputs it saw would let a test learn the correct code's outputs by majority
+over the runs (the sixth reading's probe, appending to a file, earned 2.3-2.7 of 3 points): the seal makes its write
+fail on the correct code, which scores 0 ("writes_file"). The feedback names categories, not mutants.
 """
 from __future__ import annotations
 
 import math
 import random
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Callable
@@ -137,9 +136,10 @@ def grade_question(question: str, names: list[str], run: Callable[[str, str | No
 
 def worded(why: str, language: str) -> str:
     """A test's failure in the feedback's language where stand_in said it in the catalogue's English."""
-    for key in ("copy_refused", "files_sealed", "handlers_refused", "threads_refused"):
+    for key in ("copy_refused", "files_sealed", "handlers_refused", "kernel_refused"):
         why = why.replace(say(key, "en"), say(key, language))
-    return why
+    left = re.escape(say("thread_left", "en", threads="NAMES")).replace("NAMES", "(.*)")  # trial.py's, with the names
+    return re.sub(left, lambda found: say("thread_left", language, threads=found[1]), why)
 
 
 def points(share: float, question_points: float) -> float:

@@ -1,74 +1,64 @@
 """Each trial of a homework-3 test (one test against one implementation) in a process of its own, for
 notebook 19_homework_attention_tests.
 
-`isolated(run, seconds, lost)` forks this process, calls `run()` in the fork and reads back one line: None
-when it returned, else "Type: message" of what it raised ("timeout" past `seconds`). The fork ends after the
-trial, so nothing the test changes in Python's memory (a global, a default argument, a closure, an attribute
-of a class, an object or a module, an lru_cache) reaches the next trial: every trial starts from the state the
-process had before the first. In the grader's child, sealed (anatomy_grading/seal.py), nothing outside that
-memory does by most routes: no file can be written nor memory shared (nor a thread started, with a uid of
-its own); with `sealed` the fork
-can signal no process outside it, its stdout and stderr are the grader's log (appended to, never read
-back), it closes every other descriptor it inherited, a trial does not start while the test's cell holds a
-signal handler, the cyclic garbage collector is off here during a trial, and one that changed this process
-ends it (fork_state.py). Still open: the shared log's size and this process's page-fault and CPU counters,
-which a fork can pad (instructor/README.md); the fork's process id tells a test at most its position. In
-the fork no process or thread can start (`no_new_processes`: RLIMIT_NPROC 0, which the kernel enforces for every
-user but root, torch at one thread). `lost()` runs when the fork ended without its line (killed at its time limit, crashed):
-the link it spoke over may hold half a request. Sent to the grader's child as source (plan.py): standard
+`isolated(run, seconds, lost)` forks this process, calls `run()` in the fork and reads back one line: None when it
+returned, else "Type: message" of what it raised ("timeout" past `seconds`). The fork ends after the trial, so
+nothing the test changes in Python's memory (a global, a default argument, a closure, an attribute of a class, an
+object or a module, an lru_cache) reaches the next trial: every trial starts from the state the process had before
+the first. In the grader's child, sealed (anatomy_grading/seal.py), the routes outside that memory that fork_state.py
+lists are closed: no file can be written nor memory shared, no thread started; with `sealed` the fork can signal no
+process outside it, speaks to the grader over a channel of trials alone, prints into a pipe of its own, closes every
+other descriptor it inherited, leaves nothing in the child's counters, and a trial does not start while the test's
+cell holds a signal handler or a thread; the cyclic garbage collector is off here during a trial, and a trial that
+changed this process ends it. What a trial can still see of the ones before: kernel-wide counters that any process
+moves (the inode numbers of new pipes and sockets), time (how long they took), and its process id (its position). In
+the fork no process or thread can start (`no_new_processes`: RLIMIT_NPROC 0, which the kernel enforces for every user
+but root, torch at one thread). `lost()` runs when the fork ended without its line (killed at its time limit,
+crashed): the link it spoke over may hold half a request. Sent to the grader's child as source (plan.py): standard
 library only; the child's tripwires allow os.fork from `isolated` alone.
 """
 from __future__ import annotations
 
+import fcntl
 import gc
 import json
 import os
-import resource
 import select
 import signal
 import sys
+import threading
 import time
 from typing import Callable
 
-from anatomy.homework.attention_tests.fork_state import TAMPERED, changed, close_inherited, handlers_changed, process_state
+from anatomy.homework.attention_tests.fork_state import (TAMPERED, changed, close_inherited, ended, handlers_changed,
+                                                         log_output, no_new_processes, output_pipe, process_state)
+
+LINE = 4096  # the most of a fork's line the child reads: report's is a few hundred bytes
+THREAD_LEFT = "a thread your notebook started is still running in the grader ({threads}), and a cell must leave none running"
 
 
-def no_new_processes() -> None:
-    """In the fork: torch at one thread, then no process or thread may start (a test's fork_exec, a fork
-    bomb): RLIMIT_NPROC 0, soft and hard, so the test cannot raise it again; root is exempt (the grader's
-    child never runs as root: sandbox.py gives it a uid of its own)."""
-    torch = sys.modules.get("torch")
-    if torch is not None:
-        torch.set_num_threads(1)  # its thread pool would need new threads in the fork
-    try:
-        resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
-    except (ValueError, OSError):  # a platform without it
-        pass
-
-
-def report(write_end: int, run: Callable[[], None], sealed: dict | None = None) -> None:
+def report(write_end: int, run: Callable[[], None], sealed: dict | None = None, output: int = -1) -> None:
     """In the fork: run the trial, write its line, end the process (never returns). `sealed` (the grader's
-    child): scope the fork (seal.in_fork), make the grader's log its stdout and stderr, close the rest."""
+    child): scope the fork (seal.in_fork), make `output` its stdout and stderr, close the rest."""
     try:
         no_new_processes()
         if sealed is not None:
             gc.enable()
             sealed["in_fork"]()
-            log, identity = sealed["log"]
-            found = os.fstat(log)
-            if (found.st_dev, found.st_ino) != identity:
-                raise RuntimeError("the grader's log was replaced")
             for stream in (1, 2):
-                os.dup2(log, stream)
-            close_inherited({0, 1, 2, *sealed["keep"], write_end})
+                os.dup2(output, stream)
+            close_inherited({1, 2, *sealed["keep"], write_end})
         run()
         line = {"why": None}
+    except BlockingIOError as error:  # its stdout's pipe is full (fork_state.OUTPUT, where the kernel allows it)
+        size = fcntl.fcntl(1, fcntl.F_GETPIPE_SZ) >> 10 if hasattr(fcntl, "F_GETPIPE_SZ") else 64
+        line = {"why": f"RuntimeError: the test printed more than a run may print ({size} KiB): {str(error)[:100]}"}
     except BaseException as error:  # a test's failure, also SystemExit or KeyboardInterrupt
-        line = {"why": f"{type(error).__name__}: {str(error)[:200]}"}
+        line = {"why": f"{type(error).__name__[:80]}: {str(error)[:200]}"}
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
-        except Exception:
+        except BaseException:
             pass
     data = json.dumps(line).encode()
     while data:
@@ -79,8 +69,8 @@ def report(write_end: int, run: Callable[[], None], sealed: dict | None = None) 
 def isolated(run: Callable[[], None], seconds: float | None, lost: Callable[[], None],
              sealed: dict | None = None) -> str | None:
     """`run()` in a fork of this process: None when it returned, else why it failed; see the module.
-    `sealed` ({"keep": descriptors, "in_fork": a callable, "log": seal.log_of's}, the grader's child): see
-    fork_state.py."""
+    `sealed` ({"keep": the trials' channel, "in_fork": a callable, "log": seal.log_of's}, the grader's child):
+    see fork_state.py."""
     for stream in (sys.stdout, sys.stderr):  # what was printed before must not be printed twice
         try:
             stream.flush()
@@ -88,55 +78,83 @@ def isolated(run: Callable[[], None], seconds: float | None, lost: Callable[[], 
             pass
     if sealed is not None and handlers_changed():
         return "RuntimeError: signal handlers are switched off in the grader"
-    before, collecting = (process_state(), gc.isenabled()) if sealed is not None else (None, False)
+    if sealed is not None:  # the kernel reaps each fork: its page faults and CPU time never reach this process's counters
+        signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+    shared = tuple(sealed["keep"]) if sealed is not None else ()
+    before, collecting = (process_state(shared), gc.isenabled()) if sealed is not None else (None, False)
     if collecting:
         gc.disable()  # the cyclic collector (and the finalizers it would call) stays off while a trial runs
     read_end, write_end = os.pipe()
+    printed, output = output_pipe() if sealed is not None else (-1, -1)
     try:
         pid = os.fork()
     except BlockingIOError:  # the sealed child's RLIMIT_NPROC: a thread of the cell's holds the fork's place
-        os.close(read_end)
-        os.close(write_end)
+        for fd in (read_end, write_end, printed, output):
+            if fd >= 0:
+                os.close(fd)
         if collecting:
             gc.enable()
-        return "RuntimeError: starting a thread is switched off in the grader"
+        names = ", ".join(t.name for t in threading.enumerate() if t is not threading.main_thread())
+        return "RuntimeError: " + THREAD_LEFT.format(threads=names or "not a threading.Thread")
     if pid == 0:
         os.close(read_end)
+        if printed >= 0:
+            os.close(printed)
         try:
-            report(write_end, run, sealed)
+            report(write_end, run, sealed, output)
         finally:
             os._exit(1)
     os.close(write_end)
-    data, ended, deadline = b"", False, None if seconds is None else time.monotonic() + seconds
+    if output >= 0:
+        os.close(output)
+    data, done = b"", False
     try:
-        while True:
-            left = None if deadline is None else deadline - time.monotonic()
-            if left is not None and (left <= 0 or not select.select([read_end], [], [], left)[0]):
-                return "timeout"
-            chunk = os.read(read_end, 1 << 16)
-            if not chunk:
-                break
-            data += chunk
-        os.waitpid(pid, 0)
-        ended = True
+        if sealed is not None:
+            done = ended(pid, seconds)
+            log_output(printed, sealed["log"])
+            data = os.read(read_end, LINE) if done else b""
+        else:
+            done, data = plain(pid, read_end, seconds)
+        if not done:
+            return "timeout"
         try:
             return json.loads(data)["why"]
         except (ValueError, KeyError, TypeError):
             return "RuntimeError: the test ended its own process"
     finally:
         os.close(read_end)
-        if not ended:  # its time ran out, or the wait was interrupted: the fork ends now
+        if printed >= 0:
+            os.close(printed)
+        if not done or not data:
+            lost()
+        if before is not None and changed(before, process_state(shared)):  # the trial changed this process: no later one sees it
+            os._exit(TAMPERED)
+        if collecting:
+            gc.enable()
+
+
+def plain(pid: int, read_end: int, seconds: float | None) -> tuple[bool, bytes]:
+    """Outside the grader's child: read the fork's line by `seconds`, then wait for it (killed when late)."""
+    data, deadline, done = b"", None if seconds is None else time.monotonic() + seconds, False
+    try:
+        while True:
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and (left <= 0 or not select.select([read_end], [], [], left)[0]):
+                return False, data
+            chunk = os.read(read_end, 1 << 16)
+            if not chunk:
+                break
+            data += chunk
+        os.waitpid(pid, 0)
+        done = True
+        return True, data
+    finally:
+        if not done:  # its time ran out, or the wait was interrupted: the fork ends now
             try:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
             os.waitpid(pid, 0)
-        if not ended or not data:
-            lost()
-        if before is not None and changed(before, process_state()):  # the trial changed this process: no later one sees it
-            os._exit(TAMPERED)
-        if collecting:
-            gc.enable()
 
 
 FORKING = (isolated,)  # the grader's child lets these fork (anatomy_grading.tripwires.allow_fork)

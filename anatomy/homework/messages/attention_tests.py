@@ -39,8 +39,14 @@ MESSAGES: dict[str, dict[str, str]] = {
                     "ko": "{test} 테스트가 파일을 쓰므로({why}) 이 문제는 0점입니다. 파일은 실행이 끝나도 남으므로, "
                           "한 실행이 남긴 것이 다음 실행에 닿으면 안 됩니다"},
     "files_sealed": {"en": "writing files is switched off in the grader", "ko": "채점기에서는 파일 쓰기가 꺼져 있습니다"},
-    "threads_refused": {"en": "starting a thread is switched off in the grader",
-                        "ko": "채점기에서는 스레드를 시작할 수 없습니다"},
+    "kernel_refused": {"en": "this call is switched off in the grader: it leaves a mark in the kernel that a later run "
+                             "could read",
+                       "ko": "채점기에서는 이 호출이 꺼져 있습니다. 이 호출은 나중 실행이 읽을 수 있는 흔적을 커널에 "
+                             "남깁니다"},
+    "thread_left": {"en": "a thread your notebook started is still running in the grader ({threads}), and a cell must "
+                          "leave none running",
+                    "ko": "노트북이 시작한 스레드가 채점기에서 아직 실행 중이며({threads}), 셀은 실행 중인 스레드를 남기면 "
+                          "안 됩니다"},
     "handlers_refused": {"en": "signal handlers are switched off in the grader",
                          "ko": "채점기에서는 시그널 처리기가 꺼져 있습니다"},
     "no_tests": {"en": "no test functions (def test_...(impl)) for this question, so it scores 0",

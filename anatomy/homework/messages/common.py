@@ -80,9 +80,11 @@ MESSAGES: dict[str, dict[str, str]] = {
     "child_exit": {"en": "your code stopped (exit code {code}) while this check ran, so this question scores 0",
                    "ko": "이 확인이 실행되는 동안 코드가 멈췄으므로(종료 코드 {code}) 이 문제는 0점입니다"},
     "child_tampered": {"en": "your test changed the grader's process itself (its limits, priority, CPUs or pending "
-                             "signals), through which one run could tell the next what it saw, so this question scores 0",
-                       "ko": "테스트가 채점기의 프로세스 자체(제한, 우선순위, CPU, 대기 중인 시그널)를 바꿨습니다. 그렇게 "
-                             "하면 한 실행이 본 것을 다음 실행에 전할 수 있으므로 이 문제는 0점입니다"},
+                             "signals) or left a message in its channel to the grader, through which one run could tell "
+                             "the next what it saw, so this question scores 0",
+                       "ko": "테스트가 채점기의 프로세스 자체(제한, 우선순위, CPU, 대기 중인 시그널)를 바꾸었거나 채점기와의 "
+                             "통신 채널에 메시지를 남겼습니다. 그렇게 하면 한 실행이 본 것을 다음 실행에 전할 수 있으므로 "
+                             "이 문제는 0점입니다"},
     "child_malformed": {"en": "your code's process sent the grader a malformed reply ({error}) while this check ran, "
                               "so this question scores 0",
                         "ko": "이 확인이 실행되는 동안 코드의 프로세스가 채점기에 잘못된 형식의 응답({error})을 "
