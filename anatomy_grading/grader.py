@@ -7,10 +7,9 @@ public case of its questions before it receives any hidden input, and each group
 so no public feedback, which shows what the student's code returned or raised, can carry anything
 of a hidden case (the hidden cases show a mistake's name only, report.py).
 A child that times out or dies costs the question it was answering (its other cases score 0 with
-the same message); the next question gets a fresh child. A cell that hangs is left out of the next
-child. The whole submission has a wall-clock limit (TOTAL, per homework) and the static review one
-of its own (review.py). Anything that goes wrong in the grader itself scores 0 and flags the
-submission for an instructor, never a traceback.
+the same message); the next question gets a fresh child. A cell that hangs is left out of the next child.
+The whole submission has a wall-clock limit (TOTAL, per homework) and the static review one of its own
+(review.py). Anything that goes wrong in the grader itself scores 0 and flags the submission, never a traceback.
 """
 from __future__ import annotations
 
@@ -22,6 +21,7 @@ import time
 from pathlib import Path
 
 from anatomy.homework import messages
+from anatomy.homework.attention_tests.clock import WALL_FACTOR
 from anatomy.homework.attention_tests.fork_state import TAMPERED
 from anatomy.homework.feedback import Feedback
 from anatomy_grading import plan as plans
@@ -31,7 +31,7 @@ from anatomy_grading.runner import CELL_TIMEOUT, Result, Runner
 
 __all__ = ["CELL_TIMEOUT", "Result", "Runner", "grade", "hidden_paths", "ungraded"]
 TOTAL = {"08_homework_cross_attention": 300.0, "10_homework_sentiment": 900.0,  # seconds for one whole submission;
-         "19_homework_attention_tests": 1080.0}  # homework 3: its 10 cases' 90 s budgets, and 180 s to start and run cells
+         "19_homework_attention_tests": 1080.0}  # hw 3: 10 cases of 90 s CPU time (clock.py), 180 s to start
 
 
 def hidden_paths(extra: list[Path]) -> list[Path]:
@@ -121,7 +121,9 @@ def child_failed(reason: str, language: str = "en") -> str:
     if found := re.fullmatch(r"stopped \(exit code (-?\d+)\)", reason):
         return messages.say("child_tampered" if int(found[1]) == TAMPERED else "child_exit", language, code=int(found[1]))
     if found := re.fullmatch(r"ran past the question's budget of ([\d.]+) s", reason):  # homework 3 (checks.runner)
-        return messages.say("question_budget", language, seconds=float(found[1]))
+        return messages.say("question_budget", language, seconds=float(found[1]), wall=WALL_FACTOR * float(found[1]))
+    if found := re.fullmatch(r"a run of (.+) ran past its limit of ([\d.]+) s", reason):  # homework 3 (checks.runner)
+        return messages.say("timeout", language, test=found[1], seconds=float(found[2]), wall=WALL_FACTOR * float(found[2]))
     if found := re.fullmatch(r"sent a malformed reply \((\w+)\)", reason):
         return messages.say("child_malformed", language, error=found[1])
     return messages.say("child_stopped" if reason == "stopped" else "child_failed", language, why=reason)

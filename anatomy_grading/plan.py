@@ -59,7 +59,7 @@ HOMEWORKS = {
         {"q1": OWN, "q2": OWN, "q3": OWN, "q4": DATA}),
     "19_homework_attention_tests": Homework("anatomy.homework.attention_tests", (
         Group("plain", ("q1", "q2", "q3", "q4", "q5"),
-              substitutes=tuple(f"anatomy.homework.attention_tests.{m}" for m in ("frames", "state", "fork_state", "trial",
+              substitutes=tuple(f"anatomy.homework.attention_tests.{m}" for m in ("frames", "state", "clock", "fork_state", "trial",
                                                                                     "stand_in")),
               call_timeout=15.0, sealed=True),),
         {q: SUITE for q in ("q1", "q2", "q3", "q4", "q5")}, localized=True),

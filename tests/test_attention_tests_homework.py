@@ -296,7 +296,7 @@ REFUSALS = [  # (a test's source, what the English refusal names)
 
 @pytest.mark.parametrize("source, what", REFUSALS)
 def test_prying_or_side_effects_score_zero_and_are_flagged(source, what):
-    graded = mutation.grade_question("q1", ["test_x"], lambda *_: None, source=source)
+    graded = mutation.grade_question("q1", ["test_x"], lambda *_: (None, 0.0), source=source)
     assert graded.share == 0.0 and what in graded.lines[0] and graded.flags
 
 
@@ -306,7 +306,7 @@ def test_a_refusal_is_korean_throughout_for_a_korean_submission(source):
     from one run to the next", "a syntax error") into the Korean sentence. Outside code in backquotes and
     quoted strings (and Python's own syntax message), the Korean refusal holds no English word; the
     instructor's flag stays English."""
-    graded = mutation.grade_question("q1", ["test_x"], lambda *_: None, language="ko", source=source)
+    graded = mutation.grade_question("q1", ["test_x"], lambda *_: (None, 0.0), language="ko", source=source)
     line = graded.lines[0]
     words = re.sub(r"`[^`]*`|'[^']*'|\(줄 \d+: [^)]*\)", "", line)
     assert graded.share == 0.0 and "0점" in line and not re.search(r"[A-Za-z]{3,}", words), line
@@ -393,7 +393,7 @@ def test_hw_inside_a_test_is_refused_in_the_check_cell():
 
 
 def test_a_syntax_error_scores_zero_with_a_message():
-    graded = mutation.grade_question("q1", ["test_x"], lambda *_: None, source="def test_x(impl:\n")
+    graded = mutation.grade_question("q1", ["test_x"], lambda *_: (None, 0.0), source="def test_x(impl:\n")
     assert graded.share == 0.0 and "syntax error" in graded.lines[0] and not graded.flags
 
 
@@ -746,7 +746,7 @@ def position_only(fails: set[int], seen: list):
     """A run(name, bug, seconds) whose verdict depends on its call's position only (and records the bugs)."""
     def run(name, bug, seconds):
         seen.append(bug)
-        return "AssertionError: my position" if len(seen) - 1 in fails else None
+        return "AssertionError: my position" if len(seen) - 1 in fails else None, 0.0
     return run
 
 
@@ -773,12 +773,12 @@ def test_a_mutant_counts_only_when_the_tests_fail_in_both_of_its_runs():
 
         def once(name, bug, seconds):  # fails on the first run of each implementation only
             runs[bug] = runs.get(bug, 0) + 1
-            return "AssertionError: first" if bug is not None and runs[bug] == 1 else None
+            return "AssertionError: first" if bug is not None and runs[bug] == 1 else None, 0.0
         graded = mutation.grade_question("q1", ["test_x"], once, rng=random.Random(seed))
         assert graded.lines[0] == messages.say("score", caught=0, total=9) and graded.share == 0.0, graded.lines
         assert set(runs.values()) == {mutation.RUNS_PER_MUTANT, mutation.CORRECT_RUNS}
-        always = mutation.grade_question("q1", ["test_x"], lambda name, bug, seconds: None if bug is None or
-                                         bug.startswith("eq_") else "AssertionError", rng=random.Random(seed))
+        always = mutation.grade_question("q1", ["test_x"], lambda name, bug, seconds: (None if bug is None or
+                                         bug.startswith("eq_") else "AssertionError", 0.0), rng=random.Random(seed))
         assert always.share == 1.0, always.lines
 
 
@@ -851,12 +851,44 @@ def test_copying_an_object_under_test_is_refused_in_words_saying_what_to_do(tmp_
     assert graded.share == 0.0 and messages.say("copy_refused", language) in graded.lines[0], graded.lines
     assert messages.say("copy_refused", "en") == mutation.stand_in.COPY_REFUSED
     twin = {"test_cache_with_a_twin": module.test_cache_with_a_twin}
-    assert mutation.in_process(twin)("test_cache_with_a_twin", None, 10.0) is None
+    assert mutation.in_process(twin)("test_cache_with_a_twin", None, 10.0)[0] is None
 
 
 def test_a_run_cut_short_by_the_question_budget_names_the_budget_not_the_run_limit():
-    slow = lambda name, bug, seconds: "timeout"  # every run ends at whatever limit it was given
+    slow = lambda name, bug, seconds: ("timeout", seconds)  # every run ends at whatever limit it was given
     graded = mutation.grade_question("q1", ["test_slow"], slow, test_seconds=10.0, question_seconds=5.0)
-    assert graded.share == 0 and graded.lines == [mutation.say("question_budget", "en", seconds=5.0)], graded.lines
+    assert graded.share == 0 and graded.lines == [mutation.say("question_budget", "en", seconds=5.0, wall=20.0)], graded.lines
     graded = mutation.grade_question("q1", ["test_slow"], slow, test_seconds=10.0, question_seconds=60.0)
-    assert graded.lines == [mutation.say("timeout", "en", test="test_slow", seconds=10.0)], graded.lines
+    assert graded.lines == [mutation.say("timeout", "en", test="test_slow", seconds=10.0, wall=40.0)], graded.lines
+
+
+TIMED = """import time
+
+
+def test_waits(impl):
+    time.sleep(0.6)
+
+
+def test_computes(impl):
+    end = time.process_time() + 0.6
+    while time.process_time() < end:
+        pass
+
+
+def test_sleeps_on(impl):
+    time.sleep(30)
+"""
+
+
+def test_a_runs_limit_counts_its_cpu_time_and_the_clock_only_as_a_backstop(tmp_path):
+    """CI, session 9: on a loaded machine a run of the reference suite outlasted its 10 s on the clock and the question
+    scored 0. A run's limit is now its fork's CPU time (clock.py), the clock stopping it only at WALL_FACTOR times.
+    With a 0.25 s limit: a test that waits 0.6 s passes (it used next to no CPU time), one that computes for
+    0.6 s is stopped, and one that sleeps on is stopped by the clock at 4 x 0.25 s."""
+    module, _ = write(tmp_path, TIMED)
+    tests = {name: getattr(module, name) for name in ("test_waits", "test_computes", "test_sleeps_on")}
+    run = mutation.in_process(tests, test_seconds=0.25)
+    waited, computed, slept = (run(name, None, 0.25) for name in tests)
+    assert waited[0] is None and waited[1] < 0.2, waited
+    assert computed[0] == "timeout" and 0.25 <= computed[1] < 0.6, computed
+    assert slept[0] == "timeout" and slept[1] < 0.2, slept

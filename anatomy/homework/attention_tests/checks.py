@@ -17,12 +17,14 @@ import functools
 import types
 from typing import Any, Callable, Iterable
 
-from anatomy.homework.attention_tests import mutation, review, server_link, stand_in, state
+from anatomy.homework.attention_tests import clock, mutation, review, server_link, stand_in, state
 from anatomy.homework.attention_tests.mutation import TEST_SECONDS, grade_question, in_process
 from anatomy.homework.attention_tests.mutants import QUESTIONS
 from anatomy.homework.attention_tests.practice import checking
 from anatomy.homework.feedback import Feedback
 from anatomy.homework.messages import Together, current, say
+
+SLACK = 30.0  # seconds the grader waits past a run's clock limit: the child's own time to end the fork and answer
 
 
 class PartialCredit(Feedback):
@@ -81,9 +83,11 @@ def sources(named: dict[str, Any]) -> str:
 
 
 def runner(named: dict[str, Any], seed: int = 0,
-           test_seconds: float = TEST_SECONDS) -> Callable[[str, str | None, float], str | None]:
+           test_seconds: float = TEST_SECONDS) -> mutation.Run:
     """run(name, bug, seconds): the test here (the notebook) or in the grader's child (its proxies), its
-    implementation in the server's process either way, every run from the same state (state.py)."""
+    implementation in the server's process either way, every run from the same state (state.py). In the child
+    the run's fork has `seconds` of CPU time (clock.py); the grader waits for the child's answer WALL_FACTOR
+    times as long on the clock, and SLACK more."""
     session = next((getattr(t, "_session", None) for t in named.values()), None)
     if session is None:
         return in_process(named, seed=seed)
@@ -92,22 +96,25 @@ def runner(named: dict[str, Any], seed: int = 0,
     if isinstance(start, list):
         raise state.StateKept(*start)
 
-    def in_child(name: str, bug: str | None, seconds: float) -> str | None:
+    def in_child(name: str, bug: str | None, seconds: float) -> tuple[str | None, float]:
         server.build(bug, seed)
         session.child.relay = server.relay  # the child's test asks; the grader forwards a test's requests only
         try:  # the run in a fork of the child (trial.py): None, or why the test failed
-            why = session.send("call", of=stand_in.run_in_child, args=[named[name], start, seed], kwargs={}, timeout=seconds)
+            why, used = session.send("call", of=stand_in.run_in_child, args=[named[name], start, seed, seconds], kwargs={},
+                                     timeout=clock.WALL_FACTOR * seconds + SLACK)
         except Feedback:  # a refused library call: the grader's own words
             raise
         except Exception as error:  # what the child raised (ChildFailed is not an Exception here)
-            return f"{type(error).__name__}: {str(error)[:200]}"
-        except BaseException as failed:  # ChildFailed: past `seconds`, the question's budget when that was less
-            if seconds < test_seconds and str(failed).startswith("did not finish"):
+            return f"{type(error).__name__}: {str(error)[:200]}", 0.0
+        except BaseException as failed:  # ChildFailed: the child ended a run past its limit (LATE), or its answer was late
+            if str(failed) != f"stopped (exit code {clock.LATE})" and not str(failed).startswith("did not finish"):
+                raise
+            if seconds < test_seconds:  # the question's budget was the run's limit
                 raise type(failed)(f"ran past the question's budget of {mutation.QUESTION_SECONDS:g} s") from None
-            raise
+            raise type(failed)(f"a run of {name} ran past its limit of {seconds:g} s") from None
         finally:
             session.child.relay = None
-        return None if why is None else str(why)[:300]
+        return None if why is None else str(why)[:300], float(used)
     return in_child
 
 

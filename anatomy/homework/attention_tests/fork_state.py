@@ -9,8 +9,8 @@ the sealed child (anatomy_grading/seal.py) keeps it from carrying one trial's re
   child copies to the log after the fork ended, at most LOGGED bytes of it, in the kernel (`log_output`);
   so a pipe, a memfd or a log that the test's cell opened reaches no trial, and no trial sees the log's size;
 - the child's counters: the kernel reaps each fork (SIGCHLD ignored), so no fork's page faults or CPU time
-  add to the child's (/proc/1/stat), and the child sleeps on the fork's pidfd (`ended`) rather than
-  waking for each thing the fork writes, so by reading its own counters move with time, not with what a fork does;
+  add to the child's (/proc/1/stat), and the child waits on the fork's pidfd (clock.ended), waking on its own
+  schedule rather than for each thing the fork writes, so by reading its own counters move with time, not with what a fork does;
 - the process itself: a fork can change its parent's resource limits or its threads' priority, CPUs or
   scheduling, or leave a signal pending there, and a later fork could see that. `process_state()` is taken
   before each trial and compared after it: a trial that changed it ends the child (TAMPERED, its exit
@@ -23,13 +23,10 @@ Sent to the grader's child as source (plan.py): standard library only.
 from __future__ import annotations
 
 import fcntl
-import math
 import os
 import resource
-import select
 import signal
 import sys
-import time
 
 TAMPERED = 71  # the child's exit code when a trial changed it (anatomy_grading/grader.py words it)
 OUTPUT, LOGGED = 1 << 20, 4 << 10  # what one run may print (its pipe's size), and how much of it the log keeps
@@ -63,7 +60,7 @@ def close_inherited(keep: set[int]) -> None:
                 pass
 
 
-def signal_handlers() -> tuple:  # but SIGCHLD's, which a sealed trial sets to SIG_IGN itself (`ended`)
+def signal_handlers() -> tuple:  # but SIGCHLD's, which a sealed trial sets to SIG_IGN itself (trial.isolated)
     return tuple(signal.getsignal(number) for number in sorted(signal.valid_signals()) if number != signal.SIGCHLD)
 
 
@@ -107,40 +104,6 @@ def output_pipe() -> tuple[int, int]:
     os.set_blocking(write_end, False)
     return read_end, write_end
 
-
-def ended(pid: int, seconds: float | None) -> bool:
-    """In the sealed child (SIGCHLD ignored before the fork, so that the kernel reaps it), after forking
-    `pid`: wait for its end on a pidfd, which wakes this process once whatever the fork writes meanwhile
-    (without pidfds, Linux < 5.3 or an older seccomp profile: every millisecond, by time alone);
-    False when `seconds` ran out first (then it is killed, and waited for)."""
-    try:
-        handle = os.pidfd_open(pid)
-    except ProcessLookupError:  # it ended (and was reaped) before the handle
-        return True
-    except (AttributeError, OSError):
-        return polled(pid, seconds)
-    try:
-        if select.select([handle], [], [], seconds)[0]:
-            return True
-        signal.pidfd_send_signal(handle, signal.SIGKILL)
-        select.select([handle], [], [])
-        return False
-    finally:
-        os.close(handle)
-
-
-def polled(pid: int, seconds: float | None) -> bool:
-    """`ended` without a pidfd: whether `pid` is gone (the kernel reaped it), asked every millisecond."""
-    deadline, killed = math.inf if seconds is None else time.monotonic() + seconds, False
-    while True:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return not killed
-        if not killed and time.monotonic() >= deadline:
-            os.kill(pid, signal.SIGKILL)
-            killed = True
-        time.sleep(0.001)
 
 _COPY = memoryview(bytearray(LOGGED))  # allocated once: copying a run's output allocates nothing that grows with it
 

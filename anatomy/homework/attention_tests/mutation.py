@@ -8,11 +8,11 @@ CORRECT_RUNS times, at random positions; on each trial the tests run in turn unt
 so each test runs at most once per trial. A real mutant is caught when the tests fail on it in both of
 its runs; an equivalent one counts as failed (a quarter of the points) when they fail on it in either.
 The question's share: caught / its mutants, minus a quarter for each equivalent mutant failed; 0 when a
-test fails on any correct run, runs past its time limit, the question has no tests or too many, or its
-source does something review.py forbids (then it is flagged too; the trusted grader applies review.py
-through plan.SUITE). Every test run starts from the case's torch seed (the same for every
-implementation), so it draws the same inputs and weights whichever implementation it gets, and an
-honest (deterministic) test gives the same verdict in both runs of a mutant.
+test fails on any correct run, runs past its time limit (TEST_SECONDS of processor time a run, QUESTION_SECONDS
+in all; the clock stops either at clock.WALL_FACTOR times), the question has no tests or too many, or its source
+does something review.py forbids (then it is flagged too; the trusted grader applies review.py through plan.SUITE).
+Every test run starts from the case's torch seed (the same for every implementation), so it draws the same inputs
+and weights whichever implementation it gets, and an honest test gives the same verdict in both runs of a mutant.
 
 Why a test that does not read the implementation's behaviour earns nothing but by chance: in the grader it keeps from
 one trial to the next only what the kernel keeps for every process (trial.py: what is still open), and its process id
@@ -37,10 +37,11 @@ from typing import Callable
 from anatomy.homework.messages import say
 from anatomy.homework.attention_tests.mutants import MUTANTS, Mutant
 from anatomy.homework.attention_tests.review import forbidden
-from anatomy.homework.attention_tests import server_link, stand_in, state, trial
+from anatomy.homework.attention_tests import clock, server_link, stand_in, state, trial
 
-TEST_SECONDS, QUESTION_SECONDS, MAX_TESTS, EQUIVALENT_COST = 10.0, 90.0, 25, 0.25  # wall-clock seconds: a loaded 2-core machine must not time out an honest test
+TEST_SECONDS, QUESTION_SECONDS, MAX_TESTS, EQUIVALENT_COST = 10.0, 90.0, 25, 0.25  # CPU seconds (clock.py)
 RUNS_PER_MUTANT, CORRECT_RUNS = 2, 7  # with these, luck() < 0.1 of a mutant for every question (see the module)
+Run = Callable[[str, "str | None", float], "tuple[str | None, float]"]  # (test, bug, seconds) -> (why or None, CPU s)
 
 
 @dataclass
@@ -51,8 +52,7 @@ class Graded:
     survivors: list[str] = field(default_factory=list)  # mutant names, for the instructor's log only
 
 
-def in_process(tests: dict[str, Callable], test_seconds: float = TEST_SECONDS,
-               seed: int = 0) -> Callable[[str, str | None, float], str | None]:
+def in_process(tests: dict[str, Callable], test_seconds: float = TEST_SECONDS, seed: int = 0) -> Run:
     """A `run(test name, bug, seconds)` for grade_question that runs the tests here (the notebook's
     formative check; the trusted grader runs them in its child instead), each run in a fork of this process
     (trial.py), and each implementation in the server's process, every run from the same state (state.py).
@@ -60,20 +60,21 @@ def in_process(tests: dict[str, Callable], test_seconds: float = TEST_SECONDS,
     it is closed, and the next build starts a fresh one."""
     server, start = server_link.shared(), state.snapshot(list(tests.values()))
 
-    def run(name: str, bug: str | None, seconds: float) -> str | None:
+    def run(name: str, bug: str | None, seconds: float) -> tuple[str | None, float]:
         server.build(bug, seed)
         return trial.isolated(lambda: stand_in.run_test(tests[name], server.ask, start, seed),
-                              min(seconds, test_seconds), server.close)
+                              min(seconds, test_seconds), lambda late: server.close())
     return run
 
 
-def grade_question(question: str, names: list[str], run: Callable[[str, str | None, float], str | None],
+def grade_question(question: str, names: list[str], run: Run,
                    language: str = "en", source: str = "", test_seconds: float = TEST_SECONDS,
                    question_seconds: float | None = None, mutants: tuple[Mutant, ...] = MUTANTS,
                    rng: random.Random | None = None, stand_ins: dict[str, str] | None = None) -> Graded:
-    """One question: its tests' `names`, `run(name, bug or None, seconds)` -> None (passed) or why it
-    failed ("timeout"), `source` the cells that define them (reviewed first), `stand_ins` {a test's name: the
-    global practice object it reads} (state.stand_ins_read), named if that test fails the correct one. The
+    """One question: its tests' `names`, `run(name, bug or None, seconds)` -> (None when it passed, else why
+    it failed, "timeout" past `seconds` of processor time; the processor seconds it used), `source` the cells
+    that define them (reviewed first), `stand_ins` {a test's name: the global practice object it reads}
+    (state.stand_ins_read), named if that test fails the correct one. The
     trials in a random order drawn from `rng`: every mutant RUNS_PER_MUTANT times, the correct one
     CORRECT_RUNS times; a real mutant counts when every one of its runs fails (see the module)."""
     graded = Graded()
@@ -85,11 +86,8 @@ def grade_question(question: str, names: list[str], run: Callable[[str, str | No
         graded.lines.append(say("forbidden", language, what=say(key, language, **fields), why=say(why, language)))
         graded.flags.append(f"{question}: {say(key, 'en', **fields)} ({why})")  # the instructor's log, in English
         return graded
-    if not names:
-        graded.lines.append(say("no_tests", language))
-        return graded
-    if len(names) > MAX_TESTS:
-        graded.lines.append(say("too_many", language, count=len(names), limit=MAX_TESTS))
+    if not names or len(names) > MAX_TESTS:
+        graded.lines.append(say("too_many", language, count=len(names), limit=MAX_TESTS) if names else say("no_tests", language))
         return graded
     stand_ins = stand_ins or {}
     own = [m for m in mutants if m.question == question]
@@ -97,19 +95,21 @@ def grade_question(question: str, names: list[str], run: Callable[[str, str | No
     trials += [None] * CORRECT_RUNS  # None: the correct one
     (rng or random.Random()).shuffle(trials)  # a secret order: a run's position tells nothing
     question_seconds = QUESTION_SECONDS if question_seconds is None else question_seconds
-    deadline = time.monotonic() + question_seconds
+    deadline, spent = time.monotonic() + clock.WALL_FACTOR * question_seconds, 0.0  # the clock's backstop (clock.py)
+    budget = say("question_budget", language, seconds=question_seconds, wall=clock.WALL_FACTOR * question_seconds)
     failures: dict[str, int] = {}  # mutant name: how many of its runs a test failed
     failed_equivalent: dict[str, str] = {}  # equivalent mutant name: the first test that failed on it
     for mutant in trials:
         for name in names:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                graded.lines = [say("question_budget", language, seconds=question_seconds)]
+            left = question_seconds - spent
+            if left <= 0 or time.monotonic() > deadline:
+                graded.lines = [budget]
                 return graded
-            why = run(name, mutant and mutant.name, min(test_seconds, left))
+            why, used = run(name, mutant and mutant.name, min(test_seconds, left))
+            spent += used
             if why == "timeout":  # the question's budget ran out first, or the run's own limit
-                graded.lines = [say("question_budget", language, seconds=question_seconds) if left < test_seconds
-                                else say("timeout", language, test=name, seconds=test_seconds)]
+                graded.lines = [budget if left < test_seconds else say("timeout", language, test=name, seconds=test_seconds,
+                                                                       wall=clock.WALL_FACTOR * test_seconds)]
                 return graded
             if why is not None and mutant is None:  # reading the practice object, not a wrong expectation: say so
                 key = "practice_read" if name in stand_ins else "writes_file" if say("files_sealed", "en") in why \
@@ -129,8 +129,8 @@ def grade_question(question: str, names: list[str], run: Callable[[str, str | No
         categories = sorted({say(m.category, language) for m in own if m.name in graded.survivors})
         graded.lines.append(say("survivors", language, categories="; ".join(categories)))
     if failed_equivalent:
-        graded.lines.append(say("equivalent_failed", language, count=len(failed_equivalent),
-                                tests=", ".join(sorted(set(failed_equivalent.values())))))
+        tests = ", ".join(sorted(set(failed_equivalent.values())))
+        graded.lines.append(say("equivalent_failed", language, count=len(failed_equivalent), tests=tests))
     return graded
 
 
@@ -151,8 +151,7 @@ def luck(mutants: int, equivalents: int, runs: int = RUNS_PER_MUTANT, correct: i
     the best over |F| = f of E[caught] for a set F of failing positions among the shuffled trials, exactly.
     F must miss every correct run (else 0): P = C(N - f, correct) / C(N, correct); then each mutant's `runs`
     positions are `runs` of the other N - correct, all in F with P = f (f - 1)... / (M (M - 1)...)."""
-    total = runs * (mutants + equivalents) + correct
-    others = total - correct
+    total, others = runs * (mutants + equivalents) + correct, runs * (mutants + equivalents)
 
     def expected(f: int) -> float:
         inside = math.prod((f - i) / (others - i) for i in range(runs)) if f >= runs else 0.0

@@ -26,7 +26,8 @@ from typing import Any, Callable
 
 import torch
 
-from anatomy.homework.attention_tests.frames import from_data, to_data  # full names: in the child, substitutes
+from anatomy.homework.attention_tests.clock import LATE  # full names: in the child, substitutes
+from anatomy.homework.attention_tests.frames import from_data, to_data
 from anatomy.homework.attention_tests.state import State
 from anatomy.homework.attention_tests.trial import isolated
 
@@ -136,8 +137,10 @@ def run_test(test: Callable, ask: Ask, state: State, seed: int) -> None:
 CHANNEL: dict[str, Any] = {}  # in the grader's child: "ask", its channel to the grader, and "sealed" (trial.isolated's)
 
 
-def run_in_child(test: Callable, state: State, seed: int) -> str | None:
-    """run_test in a fork of the grader's child (trial.py): None when it passed, else why it failed. The
-    requests go to the grader over the child's channel; a fork that ended mid-request ends the child too
-    (its channel may hold half a frame), as a test that ended the child would."""
-    return isolated(lambda: run_test(test, CHANNEL["ask"], state, seed), None, lambda: os._exit(70), CHANNEL.get("sealed"))
+def run_in_child(test: Callable, state: State, seed: int, seconds: float) -> tuple[str | None, float]:
+    """run_test in a fork of the grader's child (trial.py), within `seconds` of CPU time (clock.py): (None when it
+    passed, else why it failed; its CPU seconds). The requests go to the grader over the trials' channel; a fork that
+    ended mid-request ends the child too (its channel may hold half a frame), as a test that ended the child would,
+    and so does one ended at its limit (clock.LATE: the grader words it as the run's limit)."""
+    lost = lambda late: os._exit(LATE if late else 70)  # noqa: E731
+    return isolated(lambda: run_test(test, CHANNEL["ask"], state, seed), seconds, lost, CHANNEL.get("sealed"))

@@ -2,18 +2,18 @@
 notebook 19_homework_attention_tests.
 
 `isolated(run, seconds, lost)` forks this process, calls `run()` in the fork and reads back one line: None when it
-returned, else "Type: message" of what it raised ("timeout" past `seconds`). The fork ends after the trial, so
-nothing the test changes in Python's memory (a global, a default argument, a closure, an attribute of a class, an
-object or a module, an lru_cache) reaches the next trial: every trial starts from the state the process had before
-the first. In the grader's child, sealed (anatomy_grading/seal.py), the routes outside that memory that fork_state.py
-lists are closed: no file can be written nor memory shared, no thread started; with `sealed` the fork can signal no
-process outside it, speaks to the grader over a channel of trials alone, prints into a pipe of its own, closes every
-other descriptor it inherited, leaves nothing in the child's counters, and a trial does not start while the test's
-cell holds a signal handler or a thread; the cyclic garbage collector is off here during a trial, and a trial that
+returned, else "Type: message" of what it raised ("timeout" past `seconds` of processor time: clock.py), with the
+fork's processor seconds. The fork ends after the trial, so nothing the test changes in Python's memory (a global, a
+default argument, a closure, an attribute of a class, an object or a module, an lru_cache) reaches the next trial.
+In the grader's child, sealed (anatomy_grading/seal.py), the routes outside that memory that fork_state.py lists are
+closed: no file can be written nor memory shared, no thread started; with `sealed` the fork can signal no process
+outside it, speaks to the grader over a channel of trials alone, prints into a pipe of its own, closes every other
+descriptor it inherited, leaves nothing in the child's counters, and a trial does not start while the test's cell
+holds a signal handler or a thread; the cyclic garbage collector is off here during a trial, and a trial that
 changed this process ends it. What a trial can still see of the ones before: kernel-wide counters that any process
 moves (the inode numbers of new pipes and sockets), time (how long they took), and its process id (its position). In
-the fork no process or thread can start (`no_new_processes`: RLIMIT_NPROC 0, which the kernel enforces for every user
-but root, torch at one thread). `lost()` runs when the fork ended without its line (killed at its time limit,
+the fork no process or thread can start (`no_new_processes`: RLIMIT_NPROC 0, enforced for every user but root, torch
+at one thread). `lost(late)` runs when the fork ended without its line (late: killed at its limit; else it
 crashed): the link it spoke over may hold half a request. Sent to the grader's child as source (plan.py): standard
 library only; the child's tripwires allow os.fork from `isolated` alone.
 """
@@ -27,11 +27,11 @@ import select
 import signal
 import sys
 import threading
-import time
 from typing import Callable
 
-from anatomy.homework.attention_tests.fork_state import (TAMPERED, changed, close_inherited, ended, handlers_changed,
-                                                         log_output, no_new_processes, output_pipe, process_state)
+from anatomy.homework.attention_tests.clock import SLICE, Watch, ended
+from anatomy.homework.attention_tests.fork_state import (TAMPERED, changed, close_inherited, handlers_changed, log_output,
+                                                         no_new_processes, output_pipe, process_state)
 
 LINE = 4096  # the most of a fork's line the child reads: report's is a few hundred bytes
 THREAD_LEFT = "a thread your notebook started is still running in the grader ({threads}), and a cell must leave none running"
@@ -66,18 +66,17 @@ def report(write_end: int, run: Callable[[], None], sealed: dict | None = None, 
     os._exit(0)
 
 
-def isolated(run: Callable[[], None], seconds: float | None, lost: Callable[[], None],
-             sealed: dict | None = None) -> str | None:
-    """`run()` in a fork of this process: None when it returned, else why it failed; see the module.
-    `sealed` ({"keep": the trials' channel, "in_fork": a callable, "log": seal.log_of's}, the grader's child):
-    see fork_state.py."""
+def isolated(run: Callable[[], None], seconds: float | None, lost: Callable[[bool], None],
+             sealed: dict | None = None) -> tuple[str | None, float]:
+    """`run()` in a fork of this process: (None or why it failed, its processor seconds); see the module. `sealed`
+    ({"keep": the trials' channel, "in_fork": a callable, "log": seal.log_of's}, the grader's child): fork_state.py."""
     for stream in (sys.stdout, sys.stderr):  # what was printed before must not be printed twice
         try:
             stream.flush()
         except Exception:
             pass
     if sealed is not None and handlers_changed():
-        return "RuntimeError: signal handlers are switched off in the grader"
+        return "RuntimeError: signal handlers are switched off in the grader", 0.0
     if sealed is not None:  # the kernel reaps each fork: its page faults and CPU time never reach this process's counters
         signal.signal(signal.SIGCHLD, signal.SIG_IGN)
     shared = tuple(sealed["keep"]) if sealed is not None else ()
@@ -95,7 +94,7 @@ def isolated(run: Callable[[], None], seconds: float | None, lost: Callable[[], 
         if collecting:
             gc.enable()
         names = ", ".join(t.name for t in threading.enumerate() if t is not threading.main_thread())
-        return "RuntimeError: " + THREAD_LEFT.format(threads=names or "not a threading.Thread")
+        return "RuntimeError: " + THREAD_LEFT.format(threads=names or "not a threading.Thread"), 0.0
     if pid == 0:
         os.close(read_end)
         if printed >= 0:
@@ -110,44 +109,45 @@ def isolated(run: Callable[[], None], seconds: float | None, lost: Callable[[], 
     data, done = b"", False
     try:
         if sealed is not None:
-            done = ended(pid, seconds)
+            done, used = ended(pid, seconds)
             log_output(printed, sealed["log"])
             data = os.read(read_end, LINE) if done else b""
         else:
-            done, data = plain(pid, read_end, seconds)
+            done, data, used = plain(pid, read_end, seconds)
         if not done:
-            return "timeout"
+            return "timeout", used
         try:
-            return json.loads(data)["why"]
+            return json.loads(data)["why"], used
         except (ValueError, KeyError, TypeError):
-            return "RuntimeError: the test ended its own process"
+            return "RuntimeError: the test ended its own process", used
     finally:
         os.close(read_end)
         if printed >= 0:
             os.close(printed)
         if not done or not data:
-            lost()
+            lost(not done)
         if before is not None and changed(before, process_state(shared)):  # the trial changed this process: no later one sees it
             os._exit(TAMPERED)
         if collecting:
             gc.enable()
 
 
-def plain(pid: int, read_end: int, seconds: float | None) -> tuple[bool, bytes]:
-    """Outside the grader's child: read the fork's line by `seconds`, then wait for it (killed when late)."""
-    data, deadline, done = b"", None if seconds is None else time.monotonic() + seconds, False
+def plain(pid: int, read_end: int, seconds: float | None) -> tuple[bool, bytes, float]:
+    """Outside the grader's child: read the fork's line until it ends or runs past its limit (clock.Watch; then it
+    is killed), and wait for it: (whether it ended, its line, its processor seconds)."""
+    watch, data, done = Watch(pid, seconds), b"", False
     try:
         while True:
-            left = None if deadline is None else deadline - time.monotonic()
-            if left is not None and (left <= 0 or not select.select([read_end], [], [], left)[0]):
-                return False, data
-            chunk = os.read(read_end, 1 << 16)
-            if not chunk:
-                break
-            data += chunk
-        os.waitpid(pid, 0)
+            if select.select([read_end], [], [], SLICE)[0]:
+                chunk = os.read(read_end, 1 << 16)
+                if not chunk:
+                    break
+                data += chunk
+            if watch.over():
+                return False, data, watch.used
+        _, _, usage = os.wait4(pid, 0)
         done = True
-        return True, data
+        return True, data, usage.ru_utime + usage.ru_stime
     finally:
         if not done:  # its time ran out, or the wait was interrupted: the fork ends now
             try:

@@ -71,10 +71,13 @@ MESSAGES: dict[str, dict[str, str]] = {
                                 "a test uses only its parameter `impl`, never the practice object",
                           "ko": "확인이 실행되는 동안 노트북의 연습용 객체(hw.practice(...))는 아무것도 답하지 않습니다. "
                                 "테스트는 매개변수 `impl`만 쓰고, 연습용 객체는 쓰지 않습니다"},
-    "timeout": {"en": "your test {test} ran past its limit of {seconds:g} s, so this question scores 0",
-                "ko": "{test} 테스트가 제한 시간 {seconds:g}초를 넘겼으므로 이 문제는 0점입니다"},
-    "question_budget": {"en": "this question's tests ran past {seconds:g} s in all, so it scores 0",
-                        "ko": "이 문제의 테스트가 모두 합쳐 {seconds:g}초를 넘겼으므로 0점입니다"},
+    "timeout": {"en": "your test {test} ran past its limit of {seconds:g} s of CPU time in one run ({wall:g} s on the "
+                      "clock), so this question scores 0",
+                "ko": "{test} 테스트가 한 번 실행의 제한인 CPU 시간 {seconds:g}초(시계로는 {wall:g}초)를 넘겼으므로 이 문제는 "
+                      "0점입니다"},
+    "question_budget": {"en": "this question's tests ran past {seconds:g} s of CPU time in all ({wall:g} s on the clock), "
+                              "so it scores 0",
+                        "ko": "이 문제의 테스트가 모두 합쳐 CPU 시간 {seconds:g}초(시계로는 {wall:g}초)를 넘겼으므로 0점입니다"},
     "forbidden": {"en": "your tests use {what} ({why}), so this question scores 0 and is flagged for your instructor",
                   "ko": "테스트가 {what}을(를) 사용합니다. {why}. 그래서 이 문제는 0점이며, 강사가 검토하도록 "
                         "표시되었습니다"},
