@@ -6,10 +6,10 @@ the case's share of its question's points when the verdict is None. A group's ch
 public case of its questions before it receives any hidden input, and each group has a fresh child,
 so no public feedback, which shows what the student's code returned or raised, can carry anything
 of a hidden case (the hidden cases show a mistake's name only, report.py).
-A child that times out or dies costs the question it was answering (its other cases score 0 with
-the same message); the next question gets a fresh child. A cell that hangs is left out of the next child.
-The whole submission has a wall-clock limit (TOTAL, per homework) and the static review one of its own
-(review.py). Anything that goes wrong in the grader itself scores 0 and flags the submission, never a traceback.
+A child that times out or dies costs the question it was answering (its other cases score 0 with the same
+message); the next question gets a fresh child. A cell that hangs is left out of the next child. The whole
+submission has a wall-clock limit (TOTAL) and the static review one of its own (review.py). Anything that goes
+wrong in the grader itself scores 0 and flags the submission, never a traceback.
 """
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from pathlib import Path
 from anatomy.homework import messages
 from anatomy.homework.attention_tests.clock import WALL_FACTOR
 from anatomy.homework.attention_tests.fork_state import TAMPERED
+from anatomy.homework.attention_tests.mutation import QUESTION_SECONDS
 from anatomy.homework.feedback import Feedback
 from anatomy_grading import plan as plans
 from anatomy_grading import review, static
@@ -31,7 +32,7 @@ from anatomy_grading.runner import CELL_TIMEOUT, Result, Runner
 
 __all__ = ["CELL_TIMEOUT", "Result", "Runner", "grade", "hidden_paths", "ungraded"]
 TOTAL = {"08_homework_cross_attention": 300.0, "10_homework_sentiment": 900.0,  # seconds for one whole submission;
-         "19_homework_attention_tests": 1080.0}  # hw 3: 10 cases of 90 s CPU time (clock.py), 180 s to start
+         "19_homework_attention_tests": 10 * WALL_FACTOR * QUESTION_SECONDS + 180.0}  # 10 cases' clock backstops, 180 s
 
 
 def hidden_paths(extra: list[Path]) -> list[Path]:
@@ -110,8 +111,7 @@ def grade(notebook: Path, plan_path: Path, slot: int = 0, threads: int = 1, hide
 
 
 def child_failed(reason: str, language: str = "en") -> str:
-    """Why a child that failed costs the question, in the submission's language (the child's reasons
-    are connection.py's and runner.py's words)."""
+    """Why a failed child costs the question, in the submission's language (reasons: connection, runner, checks.py)."""
     if found := re.fullmatch(r"did not finish within (\d+) s", reason):
         return messages.say("child_timeout", language, seconds=int(found[1]))
     if found := re.fullmatch(r"ran past the grader's limit of (\d+) s for one notebook", reason):

@@ -279,6 +279,16 @@ def test_honest_words_are_not_refused_by_the_grader(tmp_path):
     assert result.flags == []
 
 
+def test_the_notebooks_limit_leaves_every_case_its_clock_backstop():
+    """A question's budget is CPU time, its backstop on the clock WALL_FACTOR times that (clock.py); the notebook's
+    limit must hold every case's backstop, counted from the master's check calls, or one slow question would cost
+    the questions after it."""
+    from anatomy.homework.attention_tests import clock, mutation
+    master = (ROOT / "instructor" / "19_homework_attention_tests.py").read_text()
+    cases = len(re.findall(r"^hw\.check_tests\(q\d_tests", master, flags=re.M))
+    assert cases == 10 and grader.TOTAL["19_homework_attention_tests"] >= cases * clock.WALL_FACTOR * mutation.QUESTION_SECONDS
+
+
 def test_a_late_answer_on_a_busy_machine_costs_an_honest_suite_nothing(tmp_path, monkeypatch):
     """CI, session 9: on a loaded machine one run of the reference suite's q1 took more than 10 s on the clock,
     and the grader's wait, 10 s, zeroed the question ("did not finish within 10 s"). A run's limit is now its
