@@ -109,8 +109,8 @@ class Child:
             try:
                 answer = self.relay(message["ask"], tensors, deadline) if self.relay else \
                     ({"error": {"type": "TypeError", "message": "nothing to ask here"}}, {})
-            except Exception:  # noqa: BLE001 (the relay's process timed out or died: this call ran past its limit)
-                self.fail(late)
+            except Exception as error:  # noqa: BLE001 (the relay's process timed out: this call ran past its limit; or died)
+                self.fail(late if str(error) == "timeout" else f"its relay failed ({str(error)[:80]})")
             self.write(*answer, deadline, late, self.trials[1] if source != self.replies else -1)
 
     def frame(self, deadline: float, late: str, source: int) -> tuple[dict, dict]:

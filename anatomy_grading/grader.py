@@ -4,8 +4,7 @@ For a case, the parent looks up the homework's check (anatomy.homework.<hw>.chec
 answer name by a proxy of the child's object and runs the check's `.verdict(...)` here; the score is
 the case's share of its question's points when the verdict is None. A group's child runs every
 public case of its questions before it receives any hidden input, and each group has a fresh child,
-so no public feedback, which shows what the student's code returned or raised, can carry anything
-of a hidden case (the hidden cases show a mistake's name only, report.py).
+so no public feedback (what the student's code returned or raised) can carry anything of a hidden case (report.py).
 A child that times out or dies costs the question it was answering (its other cases score 0 with the same
 message); the next question gets a fresh child. A cell that hangs is left out of the next child. The whole
 submission has a wall-clock limit (TOTAL) and the static review one of its own (review.py). Anything that goes
@@ -36,9 +35,8 @@ TOTAL = {"08_homework_cross_attention": 300.0, "10_homework_sentiment": 900.0,  
 
 
 def hidden_paths(extra: list[Path]) -> list[Path]:
-    import anatomy.homework
     import anatomy.corpora.sentiment_data
-
+    import anatomy.homework
     import anatomy_grading
     repo = Path(anatomy.__file__).resolve().parent.parent
     return [Path(anatomy_grading.__file__).parent, Path(anatomy.homework.__file__).parent,
@@ -116,14 +114,16 @@ def child_failed(reason: str, language: str = "en") -> str:
         return messages.say("child_timeout", language, seconds=int(found[1]))
     if found := re.fullmatch(r"ran past the grader's limit of (\d+) s for one notebook", reason):
         return messages.say("child_notebook_limit", language, seconds=int(found[1]))
-    if reason == "tampered":  # a trial's fork left a question or an answer in its channel (connection.py)
-        return messages.say("child_tampered", language)
+    if reason == "tampered" or reason == f"stopped (exit code {TAMPERED})":  # a trial's fork left a question or an
+        return messages.say("child_tampered", language)  # answer in its channel (connection.py), or changed the child
     if found := re.fullmatch(r"stopped \(exit code (-?\d+)\)", reason):
-        return messages.say("child_tampered" if int(found[1]) == TAMPERED else "child_exit", language, code=int(found[1]))
+        return messages.say("child_exit", language, code=int(found[1]))
     if found := re.fullmatch(r"ran past the question's budget of ([\d.]+) s", reason):  # homework 3 (checks.runner)
         return messages.say("question_budget", language, seconds=float(found[1]), wall=WALL_FACTOR * float(found[1]))
     if found := re.fullmatch(r"a run of (.+) ran past its limit of ([\d.]+) s", reason):  # homework 3 (checks.runner)
         return messages.say("timeout", language, test=found[1], seconds=float(found[2]), wall=WALL_FACTOR * float(found[2]))
+    if found := re.fullmatch(r"its relay failed \((.*)\)", reason):  # homework 3: the implementation's process
+        return messages.say("implementation_failed", language, why=found[1])
     if found := re.fullmatch(r"sent a malformed reply \((\w+)\)", reason):
         return messages.say("child_malformed", language, error=found[1])
     return messages.say("child_stopped" if reason == "stopped" else "child_failed", language, why=reason)

@@ -43,7 +43,7 @@ class Runner:
         threads = 1 if group.sealed else threads  # a sealed child runs one thread, so that the cell can start none (seal.py)
         self.setup = {"threads": threads, "policy": group.policy, "preload": list(group.preload), "sealed": group.sealed,
                       "substitutes": [[m, Path(importlib.import_module(m).__file__).read_text()] for m in group.substitutes]}
-        cpu = int(min(total or 1800.0, 3600.0) * max(1, threads))  # CPU seconds of all its threads: the wall limit's worth
+        cpu = int(min(total or 1800.0, 3600.0) * max(1, threads))  # CPU seconds of all its threads (a fork counts its own)
         self.confinement = sandbox.plan(hide, uids.own_uid(slot), cpu)
         self.session: Session | None = None
         self.skipped: set[int] = set()

@@ -743,8 +743,8 @@ def test_a_test_blind_to_the_implementation_earns_under_a_tenth_of_a_mutant():
 
 
 def position_only(fails: set[int], seen: list):
-    """A run(name, bug, seconds) whose verdict depends on its call's position only (and records the bugs)."""
-    def run(name, bug, seconds):
+    """A run(name, bug, cpu, wall) whose verdict depends on its call's position only (and records the bugs)."""
+    def run(name, bug, cpu, wall):
         seen.append(bug)
         return "AssertionError: my position" if len(seen) - 1 in fails else None, 0.0
     return run
@@ -771,13 +771,13 @@ def test_a_mutant_counts_only_when_the_tests_fail_in_both_of_its_runs():
     for seed in range(3):
         runs: dict = {}
 
-        def once(name, bug, seconds):  # fails on the first run of each implementation only
+        def once(name, bug, cpu, wall):  # fails on the first run of each implementation only
             runs[bug] = runs.get(bug, 0) + 1
             return "AssertionError: first" if bug is not None and runs[bug] == 1 else None, 0.0
         graded = mutation.grade_question("q1", ["test_x"], once, rng=random.Random(seed))
         assert graded.lines[0] == messages.say("score", caught=0, total=9) and graded.share == 0.0, graded.lines
         assert set(runs.values()) == {mutation.RUNS_PER_MUTANT, mutation.CORRECT_RUNS}
-        always = mutation.grade_question("q1", ["test_x"], lambda name, bug, seconds: (None if bug is None or
+        always = mutation.grade_question("q1", ["test_x"], lambda name, bug, cpu, wall: (None if bug is None or
                                          bug.startswith("eq_") else "AssertionError", 0.0), rng=random.Random(seed))
         assert always.share == 1.0, always.lines
 
@@ -851,11 +851,11 @@ def test_copying_an_object_under_test_is_refused_in_words_saying_what_to_do(tmp_
     assert graded.share == 0.0 and messages.say("copy_refused", language) in graded.lines[0], graded.lines
     assert messages.say("copy_refused", "en") == mutation.stand_in.COPY_REFUSED
     twin = {"test_cache_with_a_twin": module.test_cache_with_a_twin}
-    assert mutation.in_process(twin)("test_cache_with_a_twin", None, 10.0)[0] is None
+    assert mutation.in_process(twin)("test_cache_with_a_twin", None, 10.0, 40.0)[0] is None
 
 
 def test_a_run_cut_short_by_the_question_budget_names_the_budget_not_the_run_limit():
-    slow = lambda name, bug, seconds: ("timeout", seconds)  # every run ends at whatever limit it was given
+    slow = lambda name, bug, cpu, wall: ("timeout", cpu)  # every run ends at whatever limit it was given
     graded = mutation.grade_question("q1", ["test_slow"], slow, test_seconds=10.0, question_seconds=5.0)
     assert graded.share == 0 and graded.lines == [mutation.say("question_budget", "en", seconds=5.0, wall=20.0)], graded.lines
     graded = mutation.grade_question("q1", ["test_slow"], slow, test_seconds=10.0, question_seconds=60.0)
@@ -883,12 +883,25 @@ def test_sleeps_on(impl):
 def test_a_runs_limit_counts_its_cpu_time_and_the_clock_only_as_a_backstop(tmp_path):
     """CI, session 9: on a loaded machine a run of the reference suite outlasted its 10 s on the clock and the question
     scored 0. A run's limit is now its fork's CPU time (clock.py), the clock stopping it only at WALL_FACTOR times.
-    With a 0.25 s limit: a test that waits 0.6 s passes (it used next to no CPU time), one that computes for
-    0.6 s is stopped, and one that sleeps on is stopped by the clock at 4 x 0.25 s."""
+    With 0.25 s of CPU time and 1 s on the clock: a test that waits 0.6 s passes (it used next to no CPU time), one
+    that computes for 0.6 s is stopped near 0.25 s of CPU time, and one that sleeps on is stopped by the clock."""
     module, _ = write(tmp_path, TIMED)
     tests = {name: getattr(module, name) for name in ("test_waits", "test_computes", "test_sleeps_on")}
     run = mutation.in_process(tests, test_seconds=0.25)
-    waited, computed, slept = (run(name, None, 0.25) for name in tests)
+    waited, computed, slept = (run(name, None, 0.25, 1.0) for name in tests)
     assert waited[0] is None and waited[1] < 0.2, waited
-    assert computed[0] == "timeout" and 0.25 <= computed[1] < 0.6, computed
+    assert computed[0] == "timeout" and 0.2 <= computed[1] < 0.5, computed
     assert slept[0] == "timeout" and slept[1] < 0.2, slept
+
+
+def test_a_questions_budget_adds_up_the_cpu_time_of_its_runs():
+    """Eleventh reading C2: runs of 4 s of CPU time each against a budget of 10 s: the third run leaves none, and
+    the question ends with the budget's words (with `spent` not added up it would be scored)."""
+    runs = []
+
+    def four_seconds(name, bug, cpu, wall):
+        runs.append(cpu)
+        return None, 4.0
+    graded = mutation.grade_question("q1", ["test_x"], four_seconds, test_seconds=10.0, question_seconds=10.0)
+    assert graded.lines == [mutation.say("question_budget", "en", seconds=10.0, wall=40.0)], graded.lines
+    assert runs == [10.0, 6.0, 2.0], runs  # each run's CPU limit: what is left of the budget, at most a run's

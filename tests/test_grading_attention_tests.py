@@ -308,6 +308,50 @@ def test_a_late_answer_on_a_busy_machine_costs_an_honest_suite_nothing(tmp_path,
     assert late and scores(result) == dict.fromkeys(QUESTIONS, 3.0), outputs(result)
 
 
+def test_an_implementation_that_stops_is_not_called_the_tests_time_limit(tmp_path, monkeypatch):
+    """Eleventh reading B3: when the implementation's process stopped (over its memory on a huge input, say), the
+    relay's failure was worded as the run's time limit. Now the feedback says the implementation stopped, and why;
+    the other questions keep their marks."""
+    from anatomy.homework.attention_tests import mutation, server_link
+    relay = server_link.Server.relay
+
+    def dies(self, message, tensors, deadline):
+        if message.get("op") and "q1" in dies.__dict__.setdefault("seen", ["q1"]):
+            dies.seen.clear()
+            raise server_link.ServerFailed("stopped")
+        return relay(self, message, tensors, deadline)
+    monkeypatch.setattr(server_link.Server, "relay", dies)
+    result = graded(tmp_path, reference_code(), REFERENCE_LISTS)
+    assert scores(result) == {"q1": 0.0, "q2": 3.0, "q3": 3.0, "q4": 3.0, "q5": 3.0}, outputs(result)
+    assert outputs(result)["q1"] == mutation.say("implementation_failed", "en", why="stopped"), outputs(result)["q1"]
+
+
+WAKES = """
+import linecache
+import select
+
+
+def test_counts_the_childs_wakes(impl):
+    status = linecache.getlines("/proc/1/status")
+    position = int(linecache.getlines("/proc/self/stat")[0].split()[0])
+    print("WAKES", position, *[line.split()[1] for line in status if line.startswith("voluntary_ctxt_switches")])
+    select.select([], [], [], 0.6 if position % 2 else 0.05)
+"""
+
+
+def test_the_childs_counters_do_not_count_how_long_a_run_took(tmp_path):
+    """Eleventh reading A1: the child woke every 50 ms to read its fork's CPU time, so its voluntary context
+    switches (/proc/1/status) rose by 14 after a run that waited 0.6 s and by 3 after one that waited 0.05 s: a
+    counter a test could write (by waiting, no CPU time) and the next run read. The kernel now counts a run's CPU
+    time in the fork, and the child waits once: the rise is the same after a long and a short run."""
+    result = graded(tmp_path, WAKES, EMPTY | {"q1": "[test_counts_the_childs_wakes]"})
+    seen = [(int(p), int(s)) for p, s in re.findall(r"WAKES (\d+) (\d+)", "\n".join(result.log))]
+    rises = {parity: [b[1] - a[1] for a, b in zip(seen, seen[1:]) if a[0] % 2 == parity and b[0] == a[0] + 1]
+             for parity in (0, 1)}  # after a short (even) and a long (odd) run, between runs in one child
+    assert len(rises[0]) >= 5 and len(rises[1]) >= 5, seen
+    assert sum(rises[1]) / len(rises[1]) - sum(rises[0]) / len(rises[0]) < 3, rises
+
+
 def test_korean_submission_gets_korean_timeout_and_refusal(tmp_path):
     """review_hw3 item 5: a Korean-edition notebook's hanging test and forbidden use are told in Korean;
     review_korean_messages B: what the review refused too (it was English: "state kept from one run to the next")."""

@@ -172,12 +172,14 @@ print(json.dumps({"changed": fork_state.changed(before, fork_state.process_state
 
 
 @pytest.mark.parametrize("pidfd", [True, False])
-def test_the_child_waits_for_a_run_by_its_cpu_time_and_ends_a_late_one(pidfd):
+def test_the_child_waits_once_for_a_run_and_the_kernel_counts_its_cpu_time(pidfd):
     """Tenth reading A4: where pidfd_open is missing (Linux < 5.3, an older seccomp profile) `ended` raised, the
     child exited 70, and every question of every student scored 0; it now polls. CI, session 9: a run's limit was
-    the clock's; it is now the fork's CPU time (clock.py). With a limit of 0.2 s, with a pidfd and without: a fork
-    that sleeps 0.5 s ends in time (True; the clock's backstop is 0.8 s), one that computes is killed near 0.2 s of
-    CPU time, one that sleeps on is killed by the clock; each is gone (reaped) after."""
+    the clock's; it is now the fork's CPU time, counted by the kernel (clock.limit_cpu), and the child waits once on
+    the clock (eleventh reading A1: waking every 50 ms to look, it let its own counters count a run's length). With
+    0.2 s of CPU time and 0.8 s on the clock, with a pidfd and without: a fork that sleeps 0.5 s ends in time; one
+    that computes ends itself at 0.2 s of CPU time (OverLimit); one that ignores the signal is killed by the kernel
+    (RLIMIT_CPU, about a second later); one that sleeps on is killed at 0.8 s. Each is gone (reaped) after."""
     found = run('''
 import json, os, signal, sys, time
 from anatomy.homework.attention_tests import clock
@@ -188,17 +190,21 @@ if sys.argv[1] == "no":
     os.pidfd_open = pidfd_open
 signal.signal(signal.SIGCHLD, signal.SIG_IGN)
 results = []
-for kind in ("nap", "spin", "sleep"):
+for kind in ("nap", "spin", "stubborn", "sleep"):
     pid = os.fork()
     if pid == 0:
-        if kind == "spin":
-            while True:
+        clock.limit_cpu(0.2)
+        if kind == "stubborn":
+            signal.signal(signal.SIGPROF, signal.SIG_IGN)
+        try:
+            while kind in ("spin", "stubborn"):
                 pass
-        time.sleep(0.5 if kind == "nap" else 30)
+            time.sleep(0.5 if kind == "nap" else 30)
+        except clock.OverLimit:
+            os._exit(3)
         os._exit(0)
     start = time.monotonic()
-    done, used = clock.ended(pid, 0.2)
-    results.append([done, round(used, 2), round(time.monotonic() - start, 1)])
+    results.append([clock.ended(pid, 0.8 if kind != "stubborn" else 5.0), round(time.monotonic() - start, 1)])
     try:
         os.kill(pid, 0)
         results[-1].append("alive")
@@ -206,7 +212,8 @@ for kind in ("nap", "spin", "sleep"):
         results[-1].append("gone")
 print(json.dumps(results))
 ''', "yes" if pidfd else "no")
-    (nap, spin, sleep) = found
-    assert nap[0] is True and nap[1] < 0.1 and nap[3] == "gone", found
-    assert spin[0] is False and 0.2 <= spin[1] < 0.5 and spin[3] == "gone", found
-    assert sleep[0] is False and sleep[1] < 0.1 and sleep[2] < 5 and sleep[3] == "gone", found
+    nap, spin, stubborn, sleep = found
+    assert nap[0] is True and nap[2] == "gone", found
+    assert spin[0] is True and spin[1] < 0.6 and spin[2] == "gone", found
+    assert stubborn[0] is True and 0.9 <= stubborn[1] < 4 and stubborn[2] == "gone", found
+    assert sleep[0] is False and sleep[1] < 3 and sleep[2] == "gone", found

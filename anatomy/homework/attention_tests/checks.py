@@ -86,8 +86,8 @@ def runner(named: dict[str, Any], seed: int = 0,
            test_seconds: float = TEST_SECONDS) -> mutation.Run:
     """run(name, bug, seconds): the test here (the notebook) or in the grader's child (its proxies), its
     implementation in the server's process either way, every run from the same state (state.py). In the child
-    the run's fork has `seconds` of CPU time (clock.py); the grader waits for the child's answer WALL_FACTOR
-    times as long on the clock, and SLACK more."""
+    the run's fork has `cpu` seconds of CPU time and `wall` on the clock (clock.py); the grader waits for the
+    child's answer `wall` and SLACK more."""
     session = next((getattr(t, "_session", None) for t in named.values()), None)
     if session is None:
         return in_process(named, seed=seed)
@@ -96,12 +96,12 @@ def runner(named: dict[str, Any], seed: int = 0,
     if isinstance(start, list):
         raise state.StateKept(*start)
 
-    def in_child(name: str, bug: str | None, seconds: float) -> tuple[str | None, float]:
+    def in_child(name: str, bug: str | None, cpu: float, wall: float) -> tuple[str | None, float]:
         server.build(bug, seed)
         session.child.relay = server.relay  # the child's test asks; the grader forwards a test's requests only
         try:  # the run in a fork of the child (trial.py): None, or why the test failed
-            why, used = session.send("call", of=stand_in.run_in_child, args=[named[name], start, seed, seconds], kwargs={},
-                                     timeout=clock.WALL_FACTOR * seconds + SLACK)
+            why, used = session.send("call", of=stand_in.run_in_child, args=[named[name], start, seed, cpu, wall], kwargs={},
+                                     timeout=wall + SLACK)
         except Feedback:  # a refused library call: the grader's own words
             raise
         except Exception as error:  # what the child raised (ChildFailed is not an Exception here)
@@ -109,9 +109,9 @@ def runner(named: dict[str, Any], seed: int = 0,
         except BaseException as failed:  # ChildFailed: the child ended a run past its limit (LATE), or its answer was late
             if str(failed) != f"stopped (exit code {clock.LATE})" and not str(failed).startswith("did not finish"):
                 raise
-            if seconds < test_seconds:  # the question's budget was the run's limit
+            if cpu < test_seconds or wall < clock.WALL_FACTOR * test_seconds:  # the question's budget was the run's limit
                 raise type(failed)(f"ran past the question's budget of {mutation.QUESTION_SECONDS:g} s") from None
-            raise type(failed)(f"a run of {name} ran past its limit of {seconds:g} s") from None
+            raise type(failed)(f"a run of {name} ran past its limit of {test_seconds:g} s") from None
         finally:
             session.child.relay = None
         return None if why is None else str(why)[:300], float(used)

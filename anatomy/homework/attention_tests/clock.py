@@ -1,91 +1,106 @@
-"""How long a homework-3 trial's fork may run, and the wait for its end (notebook 19_homework_attention_tests;
-trial.py).
+"""How long a homework-3 trial's fork may run (notebook 19_homework_attention_tests; trial.py).
 
-A test's time limit counts the processor time of the fork that runs it (its user and system time, from
-/proc/<pid>/stat), not the clock: on a machine that runs other work beside the grader (a CI job, a batch on
-two cores) an honest test's time on the clock can grow tenfold, its processor time does not. A test that
-waits rather than computes (a sleep, a read that never returns) is stopped by the clock at WALL_FACTOR times
-its limit. Where /proc is missing (macOS) the clock alone counts. The parent looks every SLICE seconds, so a
-fork's processor time is known to within a SLICE (it ends between two looks).
+A run's limit counts the CPU time of the fork that runs the test, not the clock: on a machine that runs other
+work beside the grader (a CI job, a batch on two cores) an honest run's time on the clock can grow tenfold, its
+CPU time does not. The kernel counts it: in the fork, before the test, `limit_cpu` sets a profiling timer (its
+signal ends the run with OverLimit, reported as "timeout") and RLIMIT_CPU a second later (the kernel's SIGKILL,
+for a run that outlasts the signal, e.g. inside one long native call). The fork reports its CPU time in its line,
+read with a function taken before the test ran. A run that waits rather than computes is stopped by the clock: the
+parent's one wait, at WALL_FACTOR times the limit (`ended` in the grader's child, `plain` outside it). The parent does
+not look at the fork meanwhile: each look would wake it, and its own counters would then count how long a run took.
 Sent to the grader's child as source (plan.py): standard library only.
 """
 from __future__ import annotations
 
+import math
 import os
+import resource
 import select
 import signal
 import time
+from typing import Callable
 
-WALL_FACTOR, SLICE = 4, 0.05
-LATE = 72  # the grader's child's exit code when a run's fork ran past its limit (checks.py words it)
-TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
-
-
-def processor_seconds(pid: int) -> float | None:
-    """The user + system time of process `pid` so far; None when it is gone or /proc cannot say."""
-    try:
-        handle = os.open(f"/proc/{pid}/stat", os.O_RDONLY)
-    except OSError:
-        return None
-    try:
-        fields = os.read(handle, 1024).rsplit(b")", 1)[-1].split()  # the name, in parentheses, may hold spaces
-    except OSError:
-        return None
-    finally:
-        os.close(handle)
-    return (int(fields[11]) + int(fields[12])) / TICK if len(fields) > 12 else None
+WALL_FACTOR = 4
+LATE = 72  # the grader's child's exit code when a run ran past its limit (checks.py words it)
 
 
-class Watch:
-    """One fork's time: `over()` once it has used more than `seconds` of processor time, or WALL_FACTOR
-    times that on the clock (on the clock alone where /proc cannot say); `used` its processor seconds at
-    the last look (the clock's, without /proc)."""
-
-    def __init__(self, pid: int, seconds: float | None) -> None:
-        self.pid, self.seconds, self.start, self.used = pid, seconds, time.monotonic(), 0.0
-        self.counted = processor_seconds(pid) is not None
-
-    def over(self) -> bool:
-        wall = time.monotonic() - self.start
-        found = processor_seconds(self.pid) if self.counted else None
-        self.used = max(self.used, found if found is not None else 0.0 if self.counted else wall)
-        return self.seconds is not None and (self.used > self.seconds or wall > WALL_FACTOR * self.seconds)
+class OverLimit(BaseException):
+    """A run used its CPU time (the profiling timer's signal)."""
 
 
-def ended(pid: int, seconds: float | None) -> tuple[bool, float]:
+def over_limit(signum: int, frame: object) -> None:
+    raise OverLimit
+
+
+def limit_cpu(seconds: float) -> None:
+    """In the fork, before the test: OverLimit after `seconds` of CPU time, the kernel's SIGKILL a second later."""
+    signal.signal(signal.SIGPROF, over_limit)
+    signal.setitimer(signal.ITIMER_PROF, max(seconds, 0.001))
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    hard = math.ceil(used.ru_utime + used.ru_stime + seconds) + 1
+    resource.setrlimit(resource.RLIMIT_CPU, (hard, hard))
+
+
+def cpu_seconds(usage: Callable = resource.getrusage) -> float:
+    """This process's CPU time (user and system) so far."""
+    used = usage(resource.RUSAGE_SELF)
+    return used.ru_utime + used.ru_stime
+
+
+def ended(pid: int, seconds: float | None) -> bool:
     """In the sealed child (SIGCHLD ignored before the fork, so that the kernel reaps it), after forking
-    `pid`: wait for its end on a pidfd, looking at its time every SLICE (without pidfds, Linux < 5.3 or an
-    older seccomp profile: whether it is gone, every millisecond). (True, its processor seconds) when it
-    ended; (False, ...) when it ran past its limit (Watch): then it is killed, and waited for."""
-    watch = Watch(pid, seconds)
+    `pid`: wait once for its end on a pidfd, which wakes this process once whatever the fork does meanwhile
+    (without pidfds, Linux < 5.3 or an older seccomp profile: whether it is gone, every millisecond); False
+    when `seconds` on the clock ran out first (then it is killed, and waited for)."""
     try:
         handle = os.pidfd_open(pid)
     except ProcessLookupError:  # it ended (and was reaped) before the handle
-        return True, watch.used
+        return True
     except (AttributeError, OSError):
-        return polled(watch), watch.used
+        return polled(pid, seconds)
     try:
-        while not select.select([handle], [], [], SLICE)[0]:
-            if watch.over():
-                signal.pidfd_send_signal(handle, signal.SIGKILL)
-                select.select([handle], [], [])
-                return False, watch.used
-        return True, watch.used
+        if select.select([handle], [], [], seconds)[0]:
+            return True
+        signal.pidfd_send_signal(handle, signal.SIGKILL)
+        select.select([handle], [], [])
+        return False
     finally:
         os.close(handle)
 
 
-def polled(watch: Watch) -> bool:
-    """`ended` without a pidfd: whether the fork is gone (the kernel reaped it), asked every millisecond."""
-    killed, looked = False, time.monotonic()
+def polled(pid: int, seconds: float | None) -> bool:
+    """`ended` without a pidfd: whether `pid` is gone (the kernel reaped it), asked every millisecond."""
+    deadline, killed = math.inf if seconds is None else time.monotonic() + seconds, False
     while True:
         try:
-            os.kill(watch.pid, 0)
+            os.kill(pid, 0)
         except ProcessLookupError:
             return not killed
-        if not killed and time.monotonic() - looked >= SLICE:
-            looked = time.monotonic()
-            if watch.over():
-                os.kill(watch.pid, signal.SIGKILL)
-                killed = True
+        if not killed and time.monotonic() >= deadline:
+            os.kill(pid, signal.SIGKILL)
+            killed = True
         time.sleep(0.001)
+
+
+def plain(pid: int, read_end: int, seconds: float | None) -> tuple[bool, bytes]:
+    """Outside the grader's child: read the fork's line by `seconds` on the clock, then wait for it (killed when late)."""
+    data, deadline, done = b"", None if seconds is None else time.monotonic() + seconds, False
+    try:
+        while True:
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and (left <= 0 or not select.select([read_end], [], [], left)[0]):
+                return False, data
+            chunk = os.read(read_end, 1 << 16)
+            if not chunk:
+                break
+            data += chunk
+        os.waitpid(pid, 0)
+        done = True
+        return True, data
+    finally:
+        if not done:  # its time ran out, or the wait was interrupted: the fork ends now
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            os.waitpid(pid, 0)

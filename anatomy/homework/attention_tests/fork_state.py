@@ -9,8 +9,8 @@ the sealed child (anatomy_grading/seal.py) keeps it from carrying one trial's re
   child copies to the log after the fork ended, at most LOGGED bytes of it, in the kernel (`log_output`);
   so a pipe, a memfd or a log that the test's cell opened reaches no trial, and no trial sees the log's size;
 - the child's counters: the kernel reaps each fork (SIGCHLD ignored), so no fork's page faults or CPU time
-  add to the child's (/proc/1/stat), and the child waits on the fork's pidfd (clock.ended), waking on its own
-  schedule rather than for each thing the fork writes, so by reading its own counters move with time, not with what a fork does;
+  add to the child's (/proc/1/stat), and the child sleeps once on the fork's pidfd (clock.ended) rather than
+  waking for each thing the fork writes or to look at it, so its own counters move by the same amount each trial;
 - the process itself: a fork can change its parent's resource limits or its threads' priority, CPUs or
   scheduling, or leave a signal pending there, and a later fork could see that. `process_state()` is taken
   before each trial and compared after it: a trial that changed it ends the child (TAMPERED, its exit

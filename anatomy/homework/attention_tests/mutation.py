@@ -41,7 +41,7 @@ from anatomy.homework.attention_tests import clock, server_link, stand_in, state
 
 TEST_SECONDS, QUESTION_SECONDS, MAX_TESTS, EQUIVALENT_COST = 10.0, 90.0, 25, 0.25  # CPU seconds (clock.py)
 RUNS_PER_MUTANT, CORRECT_RUNS = 2, 7  # with these, luck() < 0.1 of a mutant for every question (see the module)
-Run = Callable[[str, "str | None", float], "tuple[str | None, float]"]  # (test, bug, seconds) -> (why or None, CPU s)
+Run = Callable[[str, "str | None", float, float], "tuple[str | None, float]"]  # (test, bug, CPU s, clock s) -> (why, CPU s)
 
 
 @dataclass
@@ -53,17 +53,17 @@ class Graded:
 
 
 def in_process(tests: dict[str, Callable], test_seconds: float = TEST_SECONDS, seed: int = 0) -> Run:
-    """A `run(test name, bug, seconds)` for grade_question that runs the tests here (the notebook's
+    """A `run(test name, bug, cpu, wall)` for grade_question that runs the tests here (the notebook's
     formative check; the trusted grader runs them in its child instead), each run in a fork of this process
     (trial.py), and each implementation in the server's process, every run from the same state (state.py).
     StateKept when that cannot be. A fork killed mid-request leaves the server's pipe in between frames:
     it is closed, and the next build starts a fresh one."""
     server, start = server_link.shared(), state.snapshot(list(tests.values()))
 
-    def run(name: str, bug: str | None, seconds: float) -> tuple[str | None, float]:
+    def run(name: str, bug: str | None, cpu: float, wall: float) -> tuple[str | None, float]:
         server.build(bug, seed)
         return trial.isolated(lambda: stand_in.run_test(tests[name], server.ask, start, seed),
-                              min(seconds, test_seconds), lambda late: server.close())
+                              (min(cpu, test_seconds), wall), lambda late: server.close())
     return run
 
 
@@ -71,10 +71,10 @@ def grade_question(question: str, names: list[str], run: Run,
                    language: str = "en", source: str = "", test_seconds: float = TEST_SECONDS,
                    question_seconds: float | None = None, mutants: tuple[Mutant, ...] = MUTANTS,
                    rng: random.Random | None = None, stand_ins: dict[str, str] | None = None) -> Graded:
-    """One question: its tests' `names`, `run(name, bug or None, seconds)` -> (None when it passed, else why
-    it failed, "timeout" past `seconds` of processor time; the processor seconds it used), `source` the cells
-    that define them (reviewed first), `stand_ins` {a test's name: the global practice object it reads}
-    (state.stand_ins_read), named if that test fails the correct one. The
+    """One question: its tests' `names`, `run(name, bug or None, cpu, wall)` -> (None when it passed, else why
+    it failed, "timeout" past `cpu` seconds of CPU time or `wall` on the clock; the CPU seconds it used),
+    `source` the cells that define them (reviewed first), `stand_ins` {a test's name: the global practice object
+    it reads} (state.stand_ins_read), named if that test fails the correct one. The
     trials in a random order drawn from `rng`: every mutant RUNS_PER_MUTANT times, the correct one
     CORRECT_RUNS times; a real mutant counts when every one of its runs fails (see the module)."""
     graded = Graded()
@@ -97,19 +97,20 @@ def grade_question(question: str, names: list[str], run: Run,
     question_seconds = QUESTION_SECONDS if question_seconds is None else question_seconds
     deadline, spent = time.monotonic() + clock.WALL_FACTOR * question_seconds, 0.0  # the clock's backstop (clock.py)
     budget = say("question_budget", language, seconds=question_seconds, wall=clock.WALL_FACTOR * question_seconds)
+    run_wall = clock.WALL_FACTOR * test_seconds  # a run's limit on the clock
     failures: dict[str, int] = {}  # mutant name: how many of its runs a test failed
     failed_equivalent: dict[str, str] = {}  # equivalent mutant name: the first test that failed on it
     for mutant in trials:
         for name in names:
-            left = question_seconds - spent
-            if left <= 0 or time.monotonic() > deadline:
+            cpu, wall = question_seconds - spent, deadline - time.monotonic()  # what is left of the question's budget
+            if cpu <= 0 or wall <= 0:
                 graded.lines = [budget]
                 return graded
-            why, used = run(name, mutant and mutant.name, min(test_seconds, left))
+            why, used = run(name, mutant and mutant.name, min(test_seconds, cpu), min(run_wall, wall))
             spent += used
             if why == "timeout":  # the question's budget ran out first, or the run's own limit
-                graded.lines = [budget if left < test_seconds else say("timeout", language, test=name, seconds=test_seconds,
-                                                                       wall=clock.WALL_FACTOR * test_seconds)]
+                graded.lines = [budget if cpu < test_seconds or wall < run_wall else
+                                say("timeout", language, test=name, seconds=test_seconds, wall=run_wall)]
                 return graded
             if why is not None and mutant is None:  # reading the practice object, not a wrong expectation: say so
                 key = "practice_read" if name in stand_ins else "writes_file" if say("files_sealed", "en") in why \

@@ -137,10 +137,10 @@ def run_test(test: Callable, ask: Ask, state: State, seed: int) -> None:
 CHANNEL: dict[str, Any] = {}  # in the grader's child: "ask", its channel to the grader, and "sealed" (trial.isolated's)
 
 
-def run_in_child(test: Callable, state: State, seed: int, seconds: float) -> tuple[str | None, float]:
-    """run_test in a fork of the grader's child (trial.py), within `seconds` of CPU time (clock.py): (None when it
-    passed, else why it failed; its CPU seconds). The requests go to the grader over the trials' channel; a fork that
+def run_in_child(test: Callable, state: State, seed: int, cpu: float, wall: float) -> tuple[str | None, float]:
+    """run_test in a fork of the grader's child (trial.py), within `cpu` seconds of CPU time and `wall` on the clock
+    (clock.py): (None when it passed, else why it failed; its CPU seconds). The requests go to the grader over the trials' channel; a fork that
     ended mid-request ends the child too (its channel may hold half a frame), as a test that ended the child would,
     and so does one ended at its limit (clock.LATE: the grader words it as the run's limit)."""
     lost = lambda late: os._exit(LATE if late else 70)  # noqa: E731
-    return isolated(lambda: run_test(test, CHANNEL["ask"], state, seed), seconds, lost, CHANNEL.get("sealed"))
+    return isolated(lambda: run_test(test, CHANNEL["ask"], state, seed), (cpu, wall), lost, CHANNEL.get("sealed"))

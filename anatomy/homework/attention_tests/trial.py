@@ -1,21 +1,23 @@
 """Each trial of a homework-3 test (one test against one implementation) in a process of its own, for
 notebook 19_homework_attention_tests.
 
-`isolated(run, seconds, lost)` forks this process, calls `run()` in the fork and reads back one line: None when it
-returned, else "Type: message" of what it raised ("timeout" past `seconds` of processor time: clock.py), with the
-fork's processor seconds. The fork ends after the trial, so nothing the test changes in Python's memory (a global, a
-default argument, a closure, an attribute of a class, an object or a module, an lru_cache) reaches the next trial.
-In the grader's child, sealed (anatomy_grading/seal.py), the routes outside that memory that fork_state.py lists are
-closed: no file can be written nor memory shared, no thread started; with `sealed` the fork can signal no process
-outside it, speaks to the grader over a channel of trials alone, prints into a pipe of its own, closes every other
-descriptor it inherited, leaves nothing in the child's counters, and a trial does not start while the test's cell
-holds a signal handler or a thread; the cyclic garbage collector is off here during a trial, and a trial that
-changed this process ends it. What a trial can still see of the ones before: kernel-wide counters that any process
-moves (the inode numbers of new pipes and sockets), time (how long they took), and its process id (its position). In
-the fork no process or thread can start (`no_new_processes`: RLIMIT_NPROC 0, enforced for every user but root, torch
-at one thread). `lost(late)` runs when the fork ended without its line (late: killed at its limit; else it
-crashed): the link it spoke over may hold half a request. Sent to the grader's child as source (plan.py): standard
-library only; the child's tripwires allow os.fork from `isolated` alone.
+`isolated(run, limits, lost)` forks this process, calls `run()` in the fork and reads back one line: None when it
+returned, else "Type: message" of what it raised ("timeout" past its limits of CPU time and on the clock: clock.py),
+with the CPU seconds the fork used. The fork ends after the trial, so nothing the test changes in Python's memory (a
+global, a default argument, a closure, an attribute of a class, an object or a module, an lru_cache) reaches the next
+trial. In the grader's child, sealed (anatomy_grading/seal.py), the routes outside that memory that fork_state.py
+lists are closed: no file can be written nor memory shared, no thread started; with `sealed` the fork can signal no
+process outside it, speaks to the grader over a channel of trials alone, prints into a pipe of its own, closes every
+other descriptor it inherited, leaves nothing in the child's counters (the child waits once per trial, on a pidfd),
+and a trial does not start while the test's cell holds a signal handler or a thread; the cyclic garbage collector is
+off here during a trial, and a trial that changed this process ends it. What a trial can still see of the ones
+before: kernel-wide counters that any process moves (the inode numbers of new pipes and sockets), time (how long
+they took), and its process id (its position); without pidfds (Linux < 5.3) the child looks every millisecond, and
+its scheduler counters then count how long earlier trials took. In the fork no process or thread can start
+(`no_new_processes`: RLIMIT_NPROC 0, enforced for every user but root, torch at one thread). `lost(late)` runs when
+the fork ended without its line (crashed) or at its limit (`late`): the link it spoke over may hold half a request.
+Sent to the grader's child as source (plan.py): standard library only; the child's tripwires allow os.fork from
+`isolated` alone.
 """
 from __future__ import annotations
 
@@ -23,13 +25,13 @@ import fcntl
 import gc
 import json
 import os
-import select
+import resource
 import signal
 import sys
 import threading
 from typing import Callable
 
-from anatomy.homework.attention_tests.clock import SLICE, Watch, ended
+from anatomy.homework.attention_tests.clock import OverLimit, cpu_seconds, ended, limit_cpu, plain
 from anatomy.homework.attention_tests.fork_state import (TAMPERED, changed, close_inherited, handlers_changed, log_output,
                                                          no_new_processes, output_pipe, process_state)
 
@@ -37,19 +39,30 @@ LINE = 4096  # the most of a fork's line the child reads: report's is a few hund
 THREAD_LEFT = "a thread your notebook started is still running in the grader ({threads}), and a cell must leave none running"
 
 
-def report(write_end: int, run: Callable[[], None], sealed: dict | None = None, output: int = -1) -> None:
-    """In the fork: run the trial, write its line, end the process (never returns). `sealed` (the grader's
-    child): scope the fork (seal.in_fork), make `output` its stdout and stderr, close the rest."""
+def report(write_end: int, run: Callable[[], None], sealed: dict | None = None, output: int = -1,
+           cpu: float | None = None) -> None:
+    """In the fork: run the trial within `cpu` seconds of CPU time (clock.py), write its line with the CPU time
+    it used, end the process (never returns). `sealed` (the grader's child): scope the fork (seal.in_fork), make
+    `output` its stdout and stderr, close the rest."""
+    usage = resource.getrusage  # taken before the test runs, which cannot then replace what reports its CPU time
     try:
-        no_new_processes()
-        if sealed is not None:
-            gc.enable()
-            sealed["in_fork"]()
-            for stream in (1, 2):
-                os.dup2(output, stream)
-            close_inherited({1, 2, *sealed["keep"], write_end})
-        run()
-        line = {"why": None}
+        try:
+            no_new_processes()
+            if sealed is not None:
+                gc.enable()
+                sealed["in_fork"]()
+                for stream in (1, 2):
+                    os.dup2(output, stream)
+                close_inherited({1, 2, *sealed["keep"], write_end})
+            if cpu is not None:
+                limit_cpu(cpu)
+            run()
+            line: dict = {"why": None}
+        finally:  # no OverLimit once the test is done
+            signal.setitimer(signal.ITIMER_PROF, 0)
+            signal.signal(signal.SIGPROF, signal.SIG_IGN)
+    except OverLimit:
+        line = {"why": "timeout"}
     except BlockingIOError as error:  # its stdout's pipe is full (fork_state.OUTPUT, where the kernel allows it)
         size = fcntl.fcntl(1, fcntl.F_GETPIPE_SZ) >> 10 if hasattr(fcntl, "F_GETPIPE_SZ") else 64
         line = {"why": f"RuntimeError: the test printed more than a run may print ({size} KiB): {str(error)[:100]}"}
@@ -60,16 +73,18 @@ def report(write_end: int, run: Callable[[], None], sealed: dict | None = None, 
             stream.flush()
         except BaseException:
             pass
-    data = json.dumps(line).encode()
+    data = json.dumps(line | {"cpu": cpu_seconds(usage)}).encode()
     while data:
         data = data[os.write(write_end, data):]
     os._exit(0)
 
 
-def isolated(run: Callable[[], None], seconds: float | None, lost: Callable[[bool], None],
+def isolated(run: Callable[[], None], limits: tuple[float, float] | None, lost: Callable[[bool], None],
              sealed: dict | None = None) -> tuple[str | None, float]:
-    """`run()` in a fork of this process: (None or why it failed, its processor seconds); see the module. `sealed`
-    ({"keep": the trials' channel, "in_fork": a callable, "log": seal.log_of's}, the grader's child): fork_state.py."""
+    """`run()` in a fork of this process within `limits` (seconds of CPU time, on the clock): (None or why it failed,
+    its CPU seconds); see the module. `sealed` ({"keep": the trials' channel, "in_fork": a callable, "log":
+    seal.log_of's}, the grader's child): fork_state.py."""
+    cpu, wall = limits if limits is not None else (None, None)
     for stream in (sys.stdout, sys.stderr):  # what was printed before must not be printed twice
         try:
             stream.flush()
@@ -100,61 +115,36 @@ def isolated(run: Callable[[], None], seconds: float | None, lost: Callable[[boo
         if printed >= 0:
             os.close(printed)
         try:
-            report(write_end, run, sealed, output)
+            report(write_end, run, sealed, output, cpu)
         finally:
             os._exit(1)
     os.close(write_end)
     if output >= 0:
         os.close(output)
-    data, done = b"", False
+    data, done, line = b"", False, {}
     try:
         if sealed is not None:
-            done, used = ended(pid, seconds)
+            done = ended(pid, wall)
             log_output(printed, sealed["log"])
             data = os.read(read_end, LINE) if done else b""
         else:
-            done, data, used = plain(pid, read_end, seconds)
-        if not done:
-            return "timeout", used
+            done, data = plain(pid, read_end, wall)
         try:
-            return json.loads(data)["why"], used
+            line = json.loads(data) if done else {"why": "timeout", "cpu": 0.0}
+            return line["why"], float(line["cpu"])
         except (ValueError, KeyError, TypeError):
-            return "RuntimeError: the test ended its own process", used
+            line = {}
+            return "RuntimeError: the test ended its own process", 0.0
     finally:
         os.close(read_end)
         if printed >= 0:
             os.close(printed)
-        if not done or not data:
-            lost(not done)
+        if not line or line.get("why") == "timeout":  # ended without its line, or at its limit
+            lost(bool(line))
         if before is not None and changed(before, process_state(shared)):  # the trial changed this process: no later one sees it
             os._exit(TAMPERED)
         if collecting:
             gc.enable()
-
-
-def plain(pid: int, read_end: int, seconds: float | None) -> tuple[bool, bytes, float]:
-    """Outside the grader's child: read the fork's line until it ends or runs past its limit (clock.Watch; then it
-    is killed), and wait for it: (whether it ended, its line, its processor seconds)."""
-    watch, data, done = Watch(pid, seconds), b"", False
-    try:
-        while True:
-            if select.select([read_end], [], [], SLICE)[0]:
-                chunk = os.read(read_end, 1 << 16)
-                if not chunk:
-                    break
-                data += chunk
-            if watch.over():
-                return False, data, watch.used
-        _, _, usage = os.wait4(pid, 0)
-        done = True
-        return True, data, usage.ru_utime + usage.ru_stime
-    finally:
-        if not done:  # its time ran out, or the wait was interrupted: the fork ends now
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            os.waitpid(pid, 0)
 
 
 FORKING = (isolated,)  # the grader's child lets these fork (anatomy_grading.tripwires.allow_fork)

@@ -75,6 +75,10 @@ MESSAGES: dict[str, dict[str, str]] = {
                       "clock), so this question scores 0",
                 "ko": "{test} 테스트가 한 번 실행의 제한인 CPU 시간 {seconds:g}초(시계로는 {wall:g}초)를 넘겼으므로 이 문제는 "
                       "0점입니다"},
+    "implementation_failed": {"en": "the implementation your test called stopped while answering it ({why}): a request "
+                                    "it cannot hold (a huge tensor, say) stops it, so this question scores 0",
+                              "ko": "테스트가 호출한 구현이 요청에 답하다가 멈췄습니다({why}). 감당할 수 없는 요청(예: 아주 큰 "
+                                    "텐서)은 구현을 멈추게 하므로 이 문제는 0점입니다"},
     "question_budget": {"en": "this question's tests ran past {seconds:g} s of CPU time in all ({wall:g} s on the clock), "
                               "so it scores 0",
                         "ko": "이 문제의 테스트가 모두 합쳐 CPU 시간 {seconds:g}초(시계로는 {wall:g}초)를 넘겼으므로 0점입니다"},
