@@ -73,7 +73,7 @@ def main() -> None:
     one.add_argument("--call-timeout", type=float, default=None, help="seconds per call (default: the homework's)")
     one.add_argument("--cell-timeout", type=float, default=None, help="seconds per notebook cell (default: 120)")
     one.add_argument("--total-timeout", type=float, default=None,
-                     help="seconds for one whole submission (default: the homework's: 300, 900 or 3780)")
+                     help="seconds for one whole submission (default: the homework's: 300, 900 or 1980)")
     one.add_argument("submissions", type=Path, nargs="+")
     worker = commands.add_parser("worker", help="grade one notebook into a result file (what `grade` runs per notebook)")
     worker.add_argument("--plan", type=Path, required=True)

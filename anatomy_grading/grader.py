@@ -20,9 +20,7 @@ import time
 from pathlib import Path
 
 from anatomy.homework import messages
-from anatomy.homework.attention_tests.clock import WALL_FACTOR
-from anatomy.homework.attention_tests.fork_state import TAMPERED
-from anatomy.homework.attention_tests.mutation import QUESTION_SECONDS
+from anatomy.homework.attention_tests import clock, fork_state, mutation
 from anatomy.homework.feedback import Feedback
 from anatomy_grading import plan as plans
 from anatomy_grading import review, static
@@ -31,7 +29,7 @@ from anatomy_grading.runner import CELL_TIMEOUT, Result, Runner
 
 __all__ = ["CELL_TIMEOUT", "Result", "Runner", "grade", "hidden_paths", "ungraded"]
 TOTAL = {"08_homework_cross_attention": 300.0, "10_homework_sentiment": 900.0,  # seconds for one whole submission;
-         "19_homework_attention_tests": 10 * WALL_FACTOR * QUESTION_SECONDS + 180.0}  # 10 cases' clock backstops, 180 s
+         "19_homework_attention_tests": 10 * clock.QUESTION_FACTOR * mutation.QUESTION_SECONDS + 180.0}  # 10 cases' clocks, 180 s
 
 
 def hidden_paths(extra: list[Path]) -> list[Path]:
@@ -114,16 +112,18 @@ def child_failed(reason: str, language: str = "en") -> str:
         return messages.say("child_timeout", language, seconds=int(found[1]))
     if found := re.fullmatch(r"ran past the grader's limit of (\d+) s for one notebook", reason):
         return messages.say("child_notebook_limit", language, seconds=int(found[1]))
-    if reason == "tampered" or reason == f"stopped (exit code {TAMPERED})":  # a trial's fork left a question or an
+    if reason == "tampered" or reason == f"stopped (exit code {fork_state.TAMPERED})":  # a trial's fork left a question or an
         return messages.say("child_tampered", language)  # answer in its channel (connection.py), or changed the child
     if found := re.fullmatch(r"stopped \(exit code (-?\d+)\)", reason):
         return messages.say("child_exit", language, code=int(found[1]))
     if found := re.fullmatch(r"ran past the question's budget of ([\d.]+) s", reason):  # homework 3 (checks.runner)
-        return messages.say("question_budget", language, seconds=float(found[1]), wall=WALL_FACTOR * float(found[1]))
+        return messages.say("question_budget", language, seconds=float(found[1]), wall=clock.QUESTION_FACTOR * float(found[1]))
     if found := re.fullmatch(r"a run of (.+) ran past its limit of ([\d.]+) s", reason):  # homework 3 (checks.runner)
-        return messages.say("timeout", language, test=found[1], seconds=float(found[2]), wall=WALL_FACTOR * float(found[2]))
+        return messages.say("timeout", language, test=found[1], seconds=float(found[2]), wall=clock.WALL_FACTOR * float(found[2]))
     if found := re.fullmatch(r"its relay failed \((.*)\)", reason):  # homework 3: the implementation's process
         return messages.say("implementation_failed", language, why=found[1])
+    if found := re.fullmatch(r"a run of (.+) ended without its result", reason):  # homework 3 (checks.runner)
+        return messages.say("run_lost", language, test=found[1])
     if found := re.fullmatch(r"sent a malformed reply \((\w+)\)", reason):
         return messages.say("child_malformed", language, error=found[1])
     return messages.say("child_stopped" if reason == "stopped" else "child_failed", language, why=reason)

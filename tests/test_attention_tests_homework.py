@@ -857,12 +857,14 @@ def test_copying_an_object_under_test_is_refused_in_words_saying_what_to_do(tmp_
 def test_a_run_cut_short_by_the_question_budget_names_the_budget_not_the_run_limit():
     slow = lambda name, bug, cpu, wall: ("timeout", cpu)  # every run ends at whatever limit it was given
     graded = mutation.grade_question("q1", ["test_slow"], slow, test_seconds=10.0, question_seconds=5.0)
-    assert graded.share == 0 and graded.lines == [mutation.say("question_budget", "en", seconds=5.0, wall=20.0)], graded.lines
+    assert graded.share == 0 and graded.lines == [mutation.say("question_budget", "en", seconds=5.0, wall=10.0)], graded.lines
     graded = mutation.grade_question("q1", ["test_slow"], slow, test_seconds=10.0, question_seconds=60.0)
     assert graded.lines == [mutation.say("timeout", "en", test="test_slow", seconds=10.0, wall=40.0)], graded.lines
 
 
-TIMED = """import time
+TIMED = """import os
+import signal
+import time
 
 
 def test_waits(impl):
@@ -877,31 +879,63 @@ def test_computes(impl):
 
 def test_sleeps_on(impl):
     time.sleep(30)
+
+
+def test_catches_the_limit(impl):
+    try:
+        test_computes(impl)
+    except BaseException:
+        pass
+
+
+def test_ignores_the_limit(impl):
+    signal.signal(signal.SIGPROF, signal.SIG_IGN)
+    while True:
+        pass
+
+
+def test_ends_its_process(impl):
+    os._exit(0)
 """
 
 
 def test_a_runs_limit_counts_its_cpu_time_and_the_clock_only_as_a_backstop(tmp_path):
     """CI, session 9: on a loaded machine a run of the reference suite outlasted its 10 s on the clock and the question
     scored 0. A run's limit is now its fork's CPU time (clock.py), the clock stopping it only at WALL_FACTOR times.
-    With 0.25 s of CPU time and 1 s on the clock: a test that waits 0.6 s passes (it used next to no CPU time), one
-    that computes for 0.6 s is stopped near 0.25 s of CPU time, and one that sleeps on is stopped by the clock."""
+    With 0.25 s of CPU time and 3 s on the clock: a test that waits 0.6 s passes (it used next to no CPU time), one
+    that computes for 0.6 s is stopped near 0.25 s of CPU time, and one that sleeps on is stopped by the clock.
+    Twelfth reading B1, B2: one that catches the limit's OverLimit is still over it, one that ignores its signal is
+    killed by the kernel (RLIMIT_CPU) and said to be over it too, and one that ends its own process is lost."""
     module, _ = write(tmp_path, TIMED)
-    tests = {name: getattr(module, name) for name in ("test_waits", "test_computes", "test_sleeps_on")}
-    run = mutation.in_process(tests, test_seconds=0.25)
-    waited, computed, slept = (run(name, None, 0.25, 1.0) for name in tests)
+    names = ("test_waits", "test_computes", "test_sleeps_on", "test_catches_the_limit", "test_ignores_the_limit",
+             "test_ends_its_process")
+    run = mutation.in_process({name: getattr(module, name) for name in names}, test_seconds=0.25)
+    waited, computed, slept, caught, ignored, ended = (run(name, None, 0.25, 3.0) for name in names)
     assert waited[0] is None and waited[1] < 0.2, waited
-    assert computed[0] == "timeout" and 0.2 <= computed[1] < 0.5, computed
+    assert computed[0] == mutation.clock.OVER_CPU and 0.2 <= computed[1] < 0.5, computed
     assert slept[0] == "timeout" and slept[1] < 0.2, slept
+    assert caught[0] == ignored[0] == mutation.clock.OVER_CPU and ended[0] == mutation.trial.NO_LINE, (caught, ignored, ended)
 
 
 def test_a_questions_budget_adds_up_the_cpu_time_of_its_runs():
     """Eleventh reading C2: runs of 4 s of CPU time each against a budget of 10 s: the third run leaves none, and
-    the question ends with the budget's words (with `spent` not added up it would be scored)."""
+    the question ends with the budget's words (with `spent` not added up it would be scored). Twelfth reading A1:
+    every run gets the same CPU limit, whatever the runs before it claimed to use (else a run could write a number
+    the next one reads from its own timer); C2: no run's clock limit outlasts the question's clock (2 x 10 s)."""
     runs = []
 
     def four_seconds(name, bug, cpu, wall):
-        runs.append(cpu)
+        runs.append((cpu, wall))
         return None, 4.0
     graded = mutation.grade_question("q1", ["test_x"], four_seconds, test_seconds=10.0, question_seconds=10.0)
-    assert graded.lines == [mutation.say("question_budget", "en", seconds=10.0, wall=40.0)], graded.lines
-    assert runs == [10.0, 6.0, 2.0], runs  # each run's CPU limit: what is left of the budget, at most a run's
+    assert graded.lines == [mutation.say("question_budget", "en", seconds=10.0, wall=20.0)], graded.lines
+    assert [cpu for cpu, _ in runs] == [10.0] * 3 and all(wall <= 20.0 for _, wall in runs), runs
+
+
+def test_a_runs_line_is_taken_only_when_it_is_one():
+    """Twelfth reading A1: the child accepted any number as a run's CPU time (negative, NaN) and any verdict."""
+    parsed = mutation.clock.parsed
+    assert parsed(b'{"why": null, "cpu": 0.5}', 10.0) == {"why": None, "cpu": 0.5}
+    for forged in (b'{"why": null, "cpu": -1e9}', b'{"why": null, "cpu": NaN}', b'{"why": null, "cpu": 13}',
+                   b'{"why": ["x"], "cpu": 1}', b'{"why": null}', b'[1, 2]', b'', b'not json'):
+        assert parsed(forged, 10.0) is None, forged

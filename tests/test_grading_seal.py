@@ -177,9 +177,9 @@ def test_the_child_waits_once_for_a_run_and_the_kernel_counts_its_cpu_time(pidfd
     child exited 70, and every question of every student scored 0; it now polls. CI, session 9: a run's limit was
     the clock's; it is now the fork's CPU time, counted by the kernel (clock.limit_cpu), and the child waits once on
     the clock (eleventh reading A1: waking every 50 ms to look, it let its own counters count a run's length). With
-    0.2 s of CPU time and 0.8 s on the clock, with a pidfd and without: a fork that sleeps 0.5 s ends in time; one
-    that computes ends itself at 0.2 s of CPU time (OverLimit); one that ignores the signal is killed by the kernel
-    (RLIMIT_CPU, about a second later); one that sleeps on is killed at 0.8 s. Each is gone (reaped) after."""
+    0.2 s of CPU time, with a pidfd and without: a fork that sleeps 0.5 s ends; one that computes ends itself at
+    0.2 s of CPU time (OverLimit); one that ignores the signal is killed by the kernel (RLIMIT_CPU, a second or two
+    later), each within 30 s on the clock; one that sleeps on is killed at 0.8 s on the clock. Each is gone after."""
     found = run('''
 import json, os, signal, sys, time
 from anatomy.homework.attention_tests import clock
@@ -204,7 +204,7 @@ for kind in ("nap", "spin", "stubborn", "sleep"):
             os._exit(3)
         os._exit(0)
     start = time.monotonic()
-    results.append([clock.ended(pid, 0.8 if kind != "stubborn" else 5.0), round(time.monotonic() - start, 1)])
+    results.append([clock.ended(pid, 0.8 if kind == "sleep" else 30.0), round(time.monotonic() - start, 1)])
     try:
         os.kill(pid, 0)
         results[-1].append("alive")
@@ -212,8 +212,8 @@ for kind in ("nap", "spin", "stubborn", "sleep"):
         results[-1].append("gone")
 print(json.dumps(results))
 ''', "yes" if pidfd else "no")
-    nap, spin, stubborn, sleep = found
+    nap, spin, stubborn, sleep = found  # clock times only as lower bounds: a loaded machine stretches them
     assert nap[0] is True and nap[2] == "gone", found
-    assert spin[0] is True and spin[1] < 0.6 and spin[2] == "gone", found
-    assert stubborn[0] is True and 0.9 <= stubborn[1] < 4 and stubborn[2] == "gone", found
-    assert sleep[0] is False and sleep[1] < 3 and sleep[2] == "gone", found
+    assert spin[0] is True and spin[1] >= 0.2 and spin[2] == "gone", found  # within 30 s: it ended itself
+    assert stubborn[0] is True and stubborn[1] >= 0.9 and stubborn[2] == "gone", found  # the kernel's kill
+    assert sleep[0] is False and sleep[1] >= 0.8 and sleep[2] == "gone", found

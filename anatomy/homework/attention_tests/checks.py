@@ -84,7 +84,7 @@ def sources(named: dict[str, Any]) -> str:
 
 def runner(named: dict[str, Any], seed: int = 0,
            test_seconds: float = TEST_SECONDS) -> mutation.Run:
-    """run(name, bug, seconds): the test here (the notebook) or in the grader's child (its proxies), its
+    """run(name, bug, cpu, wall): the test here (the notebook) or in the grader's child (its proxies), its
     implementation in the server's process either way, every run from the same state (state.py). In the child
     the run's fork has `cpu` seconds of CPU time and `wall` on the clock (clock.py); the grader waits for the
     child's answer `wall` and SLACK more."""
@@ -106,10 +106,13 @@ def runner(named: dict[str, Any], seed: int = 0,
             raise
         except Exception as error:  # what the child raised (ChildFailed is not an Exception here)
             return f"{type(error).__name__}: {str(error)[:200]}", 0.0
-        except BaseException as failed:  # ChildFailed: the child ended a run past its limit (LATE), or its answer was late
-            if str(failed) != f"stopped (exit code {clock.LATE})" and not str(failed).startswith("did not finish"):
+        except BaseException as failed:  # ChildFailed: the child ended a run at a limit or lost it (clock.py), or was late
+            code = {f"stopped (exit code {c})": c for c in (clock.LOST, clock.LATE, clock.SPENT)}.get(str(failed))
+            if code == clock.LOST:
+                raise type(failed)(f"a run of {name} ended without its result") from None
+            if code is None and not str(failed).startswith("did not finish"):
                 raise
-            if cpu < test_seconds or wall < clock.WALL_FACTOR * test_seconds:  # the question's budget was the run's limit
+            if code != clock.SPENT and wall < clock.WALL_FACTOR * test_seconds:  # the question's clock ran out
                 raise type(failed)(f"ran past the question's budget of {mutation.QUESTION_SECONDS:g} s") from None
             raise type(failed)(f"a run of {name} ran past its limit of {test_seconds:g} s") from None
         finally:

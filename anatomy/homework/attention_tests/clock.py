@@ -2,16 +2,20 @@
 
 A run's limit counts the CPU time of the fork that runs the test, not the clock: on a machine that runs other
 work beside the grader (a CI job, a batch on two cores) an honest run's time on the clock can grow tenfold, its
-CPU time does not. The kernel counts it: in the fork, before the test, `limit_cpu` sets a profiling timer (its
-signal ends the run with OverLimit, reported as "timeout") and RLIMIT_CPU a second later (the kernel's SIGKILL,
-for a run that outlasts the signal, e.g. inside one long native call). The fork reports its CPU time in its line,
-read with a function taken before the test ran. A run that waits rather than computes is stopped by the clock: the
-parent's one wait, at WALL_FACTOR times the limit (`ended` in the grader's child, `plain` outside it). The parent does
-not look at the fork meanwhile: each look would wake it, and its own counters would then count how long a run took.
-Sent to the grader's child as source (plan.py): standard library only.
+CPU time hardly grows. The kernel counts it: in the fork, before the test, `limit_cpu` sets a profiling timer (its
+signal ends the run with OverLimit) and RLIMIT_CPU a second later (the kernel's SIGKILL, for a run that outlasts
+the signal, e.g. inside one long native call); a run that used its CPU time is OVER_CPU whatever it caught. A run
+that waits rather than computes is stopped by the clock ("timeout"): the parent's one wait, at WALL_FACTOR times
+the limit (`ended` in the grader's child, `plain` outside it); a question's runs stop at QUESTION_FACTOR times its
+CPU budget. The parent does not look at the fork meanwhile: each look would wake it, and its own counters would
+then count how long a run took. Every run gets the same limits, whatever the runs before it did (what it can read
+of them, its timer and RLIMIT_CPU, must tell it nothing of them). The fork reports the CPU time it used in its line:
+its own claim, which a test could understate; it only decides when the question's CPU budget is spent, and the
+question's clock bounds that. Sent to the grader's child as source (plan.py): standard library only.
 """
 from __future__ import annotations
 
+import json
 import math
 import os
 import resource
@@ -20,8 +24,10 @@ import signal
 import time
 from typing import Callable
 
-WALL_FACTOR = 4
-LATE = 72  # the grader's child's exit code when a run ran past its limit (checks.py words it)
+WALL_FACTOR, QUESTION_FACTOR = 4, 2  # a run's, and a question's, limit on the clock, in multiples of its CPU time
+OVER_CPU = "timeout (CPU time)"  # a run's why when it used its CPU time; "timeout" when the clock stopped it
+LOST, LATE, SPENT = 70, 72, 73  # the grader's child's exit code when a run ended without its line, on the clock, or
+# past its CPU time (checks.py words each)
 
 
 class OverLimit(BaseException):
@@ -45,6 +51,17 @@ def cpu_seconds(usage: Callable = resource.getrusage) -> float:
     """This process's CPU time (user and system) so far."""
     used = usage(resource.RUSAGE_SELF)
     return used.ru_utime + used.ru_stime
+
+
+def parsed(data: bytes, limit: float) -> dict | None:
+    """The fork's line, or None when it is none: "why" None or a string, "cpu" a number from 0 to its limit + 2."""
+    try:
+        line = json.loads(data)
+        why, used = line["why"], float(line["cpu"])
+    except (ValueError, KeyError, TypeError):
+        return None
+    fits = (why is None or isinstance(why, str)) and 0.0 <= used <= limit + 2.0  # NaN fits nothing
+    return {"why": why, "cpu": used} if fits else None
 
 
 def ended(pid: int, seconds: float | None) -> bool:
@@ -82,21 +99,22 @@ def polled(pid: int, seconds: float | None) -> bool:
         time.sleep(0.001)
 
 
-def plain(pid: int, read_end: int, seconds: float | None) -> tuple[bool, bytes]:
-    """Outside the grader's child: read the fork's line by `seconds` on the clock, then wait for it (killed when late)."""
+def plain(pid: int, read_end: int, seconds: float | None) -> tuple[bool, bytes, bool]:
+    """Outside the grader's child: read the fork's line by `seconds` on the clock, then wait for it (killed when
+    late): (whether it ended in time, its line, whether the kernel killed it: RLIMIT_CPU)."""
     data, deadline, done = b"", None if seconds is None else time.monotonic() + seconds, False
     try:
         while True:
             left = None if deadline is None else deadline - time.monotonic()
             if left is not None and (left <= 0 or not select.select([read_end], [], [], left)[0]):
-                return False, data
+                return False, data, False
             chunk = os.read(read_end, 1 << 16)
             if not chunk:
                 break
             data += chunk
-        os.waitpid(pid, 0)
+        _, status = os.waitpid(pid, 0)
         done = True
-        return True, data
+        return True, data, os.WIFSIGNALED(status) and os.WTERMSIG(status) in (signal.SIGKILL, signal.SIGXCPU)
     finally:
         if not done:  # its time ran out, or the wait was interrupted: the fork ends now
             try:

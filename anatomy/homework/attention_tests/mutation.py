@@ -8,8 +8,8 @@ CORRECT_RUNS times, at random positions; on each trial the tests run in turn unt
 so each test runs at most once per trial. A real mutant is caught when the tests fail on it in both of
 its runs; an equivalent one counts as failed (a quarter of the points) when they fail on it in either.
 The question's share: caught / its mutants, minus a quarter for each equivalent mutant failed; 0 when a
-test fails on any correct run, runs past its time limit (TEST_SECONDS of processor time a run, QUESTION_SECONDS
-in all; the clock stops either at clock.WALL_FACTOR times), the question has no tests or too many, or its source
+test fails on any correct run, runs past its time limit (TEST_SECONDS of CPU time a run, QUESTION_SECONDS in all;
+the clock stops a run at clock.WALL_FACTOR, a question at QUESTION_FACTOR times), has no tests or too many, or its source
 does something review.py forbids (then it is flagged too; the trusted grader applies review.py through plan.SUITE).
 Every test run starts from the case's torch seed (the same for every implementation), so it draws the same inputs
 and weights whichever implementation it gets, and an honest test gives the same verdict in both runs of a mutant.
@@ -63,7 +63,7 @@ def in_process(tests: dict[str, Callable], test_seconds: float = TEST_SECONDS, s
     def run(name: str, bug: str | None, cpu: float, wall: float) -> tuple[str | None, float]:
         server.build(bug, seed)
         return trial.isolated(lambda: stand_in.run_test(tests[name], server.ask, start, seed),
-                              (min(cpu, test_seconds), wall), lambda late: server.close())
+                              (min(cpu, test_seconds), wall), lambda code: server.close())
     return run
 
 
@@ -95,22 +95,22 @@ def grade_question(question: str, names: list[str], run: Run,
     trials += [None] * CORRECT_RUNS  # None: the correct one
     (rng or random.Random()).shuffle(trials)  # a secret order: a run's position tells nothing
     question_seconds = QUESTION_SECONDS if question_seconds is None else question_seconds
-    deadline, spent = time.monotonic() + clock.WALL_FACTOR * question_seconds, 0.0  # the clock's backstop (clock.py)
-    budget = say("question_budget", language, seconds=question_seconds, wall=clock.WALL_FACTOR * question_seconds)
-    run_wall = clock.WALL_FACTOR * test_seconds  # a run's limit on the clock
+    run_wall, question_wall = clock.WALL_FACTOR * test_seconds, clock.QUESTION_FACTOR * question_seconds
+    deadline, spent = time.monotonic() + question_wall, 0.0  # the question's CPU time and clock (clock.py)
+    budget = say("question_budget", language, seconds=question_seconds, wall=question_wall)
     failures: dict[str, int] = {}  # mutant name: how many of its runs a test failed
     failed_equivalent: dict[str, str] = {}  # equivalent mutant name: the first test that failed on it
     for mutant in trials:
         for name in names:
-            cpu, wall = question_seconds - spent, deadline - time.monotonic()  # what is left of the question's budget
-            if cpu <= 0 or wall <= 0:
+            wall = deadline - time.monotonic()  # a run's CPU limit is the same whatever the runs before it did
+            if spent >= question_seconds or wall <= 0:
                 graded.lines = [budget]
                 return graded
-            why, used = run(name, mutant and mutant.name, min(test_seconds, cpu), min(run_wall, wall))
+            why, used = run(name, mutant and mutant.name, test_seconds, min(run_wall, wall))
             spent += used
-            if why == "timeout":  # the question's budget ran out first, or the run's own limit
-                graded.lines = [budget if cpu < test_seconds or wall < run_wall else
-                                say("timeout", language, test=name, seconds=test_seconds, wall=run_wall)]
+            if why in (clock.OVER_CPU, "timeout", trial.NO_LINE):  # the run's limit, the question's clock, or lost
+                graded.lines = [budget if why == "timeout" and wall < run_wall else say("run_lost", language, test=name)
+                                if why == trial.NO_LINE else say("timeout", language, test=name, seconds=test_seconds, wall=run_wall)]
                 return graded
             if why is not None and mutant is None:  # reading the practice object, not a wrong expectation: say so
                 key = "practice_read" if name in stand_ins else "writes_file" if say("files_sealed", "en") in why \

@@ -26,8 +26,7 @@ from typing import Any, Callable
 
 import torch
 
-from anatomy.homework.attention_tests.clock import LATE  # full names: in the child, substitutes
-from anatomy.homework.attention_tests.frames import from_data, to_data
+from anatomy.homework.attention_tests.frames import from_data, to_data  # full names: in the child, substitutes
 from anatomy.homework.attention_tests.state import State
 from anatomy.homework.attention_tests.trial import isolated
 
@@ -141,6 +140,5 @@ def run_in_child(test: Callable, state: State, seed: int, cpu: float, wall: floa
     """run_test in a fork of the grader's child (trial.py), within `cpu` seconds of CPU time and `wall` on the clock
     (clock.py): (None when it passed, else why it failed; its CPU seconds). The requests go to the grader over the trials' channel; a fork that
     ended mid-request ends the child too (its channel may hold half a frame), as a test that ended the child would,
-    and so does one ended at its limit (clock.LATE: the grader words it as the run's limit)."""
-    lost = lambda late: os._exit(LATE if late else 70)  # noqa: E731
-    return isolated(lambda: run_test(test, CHANNEL["ask"], state, seed), (cpu, wall), lost, CHANNEL.get("sealed"))
+    and so does one ended at a limit: the exit code (clock.LOST, LATE, SPENT) says which, and checks.py words it."""
+    return isolated(lambda: run_test(test, CHANNEL["ask"], state, seed), (cpu, wall), os._exit, CHANNEL.get("sealed"))

@@ -31,16 +31,17 @@ import sys
 import threading
 from typing import Callable
 
-from anatomy.homework.attention_tests.clock import OverLimit, cpu_seconds, ended, limit_cpu, plain
+from anatomy.homework.attention_tests.clock import (LATE, LOST, OVER_CPU, SPENT, OverLimit, cpu_seconds, ended, limit_cpu,
+                                                    parsed, plain)
 from anatomy.homework.attention_tests.fork_state import (TAMPERED, changed, close_inherited, handlers_changed, log_output,
                                                          no_new_processes, output_pipe, process_state)
 
 LINE = 4096  # the most of a fork's line the child reads: report's is a few hundred bytes
+NO_LINE = "the run ended without its result"  # isolated's why (mutation.py words it)
 THREAD_LEFT = "a thread your notebook started is still running in the grader ({threads}), and a cell must leave none running"
 
 
-def report(write_end: int, run: Callable[[], None], sealed: dict | None = None, output: int = -1,
-           cpu: float | None = None) -> None:
+def report(write_end: int, run: Callable[[], None], cpu: float, sealed: dict | None = None, output: int = -1) -> None:
     """In the fork: run the trial within `cpu` seconds of CPU time (clock.py), write its line with the CPU time
     it used, end the process (never returns). `sealed` (the grader's child): scope the fork (seal.in_fork), make
     `output` its stdout and stderr, close the rest."""
@@ -54,15 +55,14 @@ def report(write_end: int, run: Callable[[], None], sealed: dict | None = None, 
                 for stream in (1, 2):
                     os.dup2(output, stream)
                 close_inherited({1, 2, *sealed["keep"], write_end})
-            if cpu is not None:
-                limit_cpu(cpu)
+            limit_cpu(cpu)
             run()
             line: dict = {"why": None}
         finally:  # no OverLimit once the test is done
             signal.setitimer(signal.ITIMER_PROF, 0)
             signal.signal(signal.SIGPROF, signal.SIG_IGN)
     except OverLimit:
-        line = {"why": "timeout"}
+        line = {"why": OVER_CPU}
     except BlockingIOError as error:  # its stdout's pipe is full (fork_state.OUTPUT, where the kernel allows it)
         size = fcntl.fcntl(1, fcntl.F_GETPIPE_SZ) >> 10 if hasattr(fcntl, "F_GETPIPE_SZ") else 64
         line = {"why": f"RuntimeError: the test printed more than a run may print ({size} KiB): {str(error)[:100]}"}
@@ -73,18 +73,21 @@ def report(write_end: int, run: Callable[[], None], sealed: dict | None = None, 
             stream.flush()
         except BaseException:
             pass
-    data = json.dumps(line | {"cpu": cpu_seconds(usage)}).encode()
+    used = cpu_seconds(usage)
+    if used >= cpu:  # it used its CPU time, whatever it caught
+        line = {"why": OVER_CPU}
+    data = json.dumps(line | {"cpu": used}).encode()
     while data:
         data = data[os.write(write_end, data):]
     os._exit(0)
 
 
-def isolated(run: Callable[[], None], limits: tuple[float, float] | None, lost: Callable[[bool], None],
+def isolated(run: Callable[[], None], limits: tuple[float, float], lost: Callable[[int], None],
              sealed: dict | None = None) -> tuple[str | None, float]:
     """`run()` in a fork of this process within `limits` (seconds of CPU time, on the clock): (None or why it failed,
     its CPU seconds); see the module. `sealed` ({"keep": the trials' channel, "in_fork": a callable, "log":
     seal.log_of's}, the grader's child): fork_state.py."""
-    cpu, wall = limits if limits is not None else (None, None)
+    cpu, wall = limits
     for stream in (sys.stdout, sys.stderr):  # what was printed before must not be printed twice
         try:
             stream.flush()
@@ -115,32 +118,30 @@ def isolated(run: Callable[[], None], limits: tuple[float, float] | None, lost: 
         if printed >= 0:
             os.close(printed)
         try:
-            report(write_end, run, sealed, output, cpu)
+            report(write_end, run, cpu, sealed, output)
         finally:
             os._exit(1)
     os.close(write_end)
     if output >= 0:
         os.close(output)
-    data, done, line = b"", False, {}
+    data, killed, line = b"", False, None
     try:
         if sealed is not None:
             done = ended(pid, wall)
             log_output(printed, sealed["log"])
             data = os.read(read_end, LINE) if done else b""
         else:
-            done, data = plain(pid, read_end, wall)
-        try:
-            line = json.loads(data) if done else {"why": "timeout", "cpu": 0.0}
-            return line["why"], float(line["cpu"])
-        except (ValueError, KeyError, TypeError):
-            line = {}
-            return "RuntimeError: the test ended its own process", 0.0
+            done, data, killed = plain(pid, read_end, wall)
+        line = (parsed(data, cpu) or {"why": OVER_CPU if killed else NO_LINE, "cpu": 0.0}) if done else \
+            {"why": "timeout", "cpu": 0.0}
+        return line["why"], line["cpu"]
     finally:
         os.close(read_end)
         if printed >= 0:
             os.close(printed)
-        if not line or line.get("why") == "timeout":  # ended without its line, or at its limit
-            lost(bool(line))
+        code = {OVER_CPU: SPENT, "timeout": LATE, NO_LINE: LOST}.get(line and line["why"], None if line else LOST)
+        if code is not None:  # the link it spoke over may hold half a request
+            lost(code)
         if before is not None and changed(before, process_state(shared)):  # the trial changed this process: no later one sees it
             os._exit(TAMPERED)
         if collecting:

@@ -75,6 +75,10 @@ MESSAGES: dict[str, dict[str, str]] = {
                       "clock), so this question scores 0",
                 "ko": "{test} 테스트가 한 번 실행의 제한인 CPU 시간 {seconds:g}초(시계로는 {wall:g}초)를 넘겼으므로 이 문제는 "
                       "0점입니다"},
+    "run_lost": {"en": "a run of your test {test} ended without its result (it ended its own process, crashed, or spent "
+                       "its CPU time inside one long call), so this question scores 0",
+                 "ko": "{test} 테스트의 한 실행이 결과 없이 끝났습니다(프로세스를 스스로 끝냈거나, 멈췄거나, 한 번의 긴 호출 "
+                       "안에서 CPU 시간을 다 썼습니다). 그래서 이 문제는 0점입니다"},
     "implementation_failed": {"en": "the implementation your test called stopped while answering it ({why}): a request "
                                     "it cannot hold (a huge tensor, say) stops it, so this question scores 0",
                               "ko": "테스트가 호출한 구현이 요청에 답하다가 멈췄습니다({why}). 감당할 수 없는 요청(예: 아주 큰 "
