@@ -116,8 +116,8 @@ def child_failed(reason: str, language: str = "en") -> str:
         return messages.say("child_tampered", language)  # answer in its channel (connection.py), or changed the child
     if found := re.fullmatch(r"stopped \(exit code (-?\d+)\)", reason):
         return messages.say("child_exit", language, code=int(found[1]))
-    if found := re.fullmatch(r"ran past the question's budget of ([\d.]+) s", reason):  # homework 3 (checks.runner)
-        return messages.say("question_budget", language, seconds=float(found[1]), wall=clock.QUESTION_FACTOR * float(found[1]))
+    if found := re.fullmatch(r"ran past the question's clock of ([\d.]+) s", reason):  # homework 3 (checks.runner)
+        return messages.say("question_clock", language, wall=float(found[1]))
     if found := re.fullmatch(r"a run of (.+) ran past its limit of ([\d.]+) s", reason):  # homework 3 (checks.runner)
         return messages.say("timeout", language, test=found[1], seconds=float(found[2]), wall=clock.WALL_FACTOR * float(found[2]))
     if found := re.fullmatch(r"its relay failed \((.*)\)", reason):  # homework 3: the implementation's process

@@ -176,8 +176,10 @@
 #   any planted bug's difference;
 # - time: each run of a test may use 10 seconds of CPU time and each question 90 seconds in all (keep a run under about
 #   2 s in question 1). CPU time is what your test's own process computes, which other work on the machine hardly
-#   changes. A test that waits rather than computes is stopped by the clock: a run at four times its limit (40 s), a
-#   question at 180 s. A run that uses its CPU time fails even where the test catches what stops it. On each run your tests
+#   changes. The clock stops a run at four times its limit (40 s), which only a test that waits rather than computes
+#   reaches, and a question at 180 s, which counts everything: your tests, the implementation's answers and the
+#   grader's own work. A run that uses up its CPU time scores the question 0, even where the test catches what stops
+#   it. On each run your tests
 #   run in turn until one fails, so every test runs at most twice per mutant, twice per equivalent
 #   version and seven times on the correct code (33 runs in question 1: 9 mutants and 4 equivalent
 #   versions twice each, 7 correct); at most 25 tests per question.

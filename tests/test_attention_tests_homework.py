@@ -857,7 +857,7 @@ def test_copying_an_object_under_test_is_refused_in_words_saying_what_to_do(tmp_
 def test_a_run_cut_short_by_the_question_budget_names_the_budget_not_the_run_limit():
     slow = lambda name, bug, cpu, wall: ("timeout", cpu)  # every run ends at whatever limit it was given
     graded = mutation.grade_question("q1", ["test_slow"], slow, test_seconds=10.0, question_seconds=5.0)
-    assert graded.share == 0 and graded.lines == [mutation.say("question_budget", "en", seconds=5.0, wall=10.0)], graded.lines
+    assert graded.share == 0 and graded.lines == [mutation.say("question_clock", "en", wall=10.0)], graded.lines
     graded = mutation.grade_question("q1", ["test_slow"], slow, test_seconds=10.0, question_seconds=60.0)
     assert graded.lines == [mutation.say("timeout", "en", test="test_slow", seconds=10.0, wall=40.0)], graded.lines
 
@@ -902,7 +902,7 @@ def test_ends_its_process(impl):
 def test_a_runs_limit_counts_its_cpu_time_and_the_clock_only_as_a_backstop(tmp_path):
     """CI, session 9: on a loaded machine a run of the reference suite outlasted its 10 s on the clock and the question
     scored 0. A run's limit is now its fork's CPU time (clock.py), the clock stopping it only at WALL_FACTOR times.
-    With 0.25 s of CPU time and 3 s on the clock: a test that waits 0.6 s passes (it used next to no CPU time), one
+    With 0.25 s of CPU time (30 s on the clock, 1 s for the one that sleeps on): a test that waits 0.6 s passes (it used next to no CPU time), one
     that computes for 0.6 s is stopped near 0.25 s of CPU time, and one that sleeps on is stopped by the clock.
     Twelfth reading B1, B2: one that catches the limit's OverLimit is still over it, one that ignores its signal is
     killed by the kernel (RLIMIT_CPU) and said to be over it too, and one that ends its own process is lost."""
@@ -910,7 +910,8 @@ def test_a_runs_limit_counts_its_cpu_time_and_the_clock_only_as_a_backstop(tmp_p
     names = ("test_waits", "test_computes", "test_sleeps_on", "test_catches_the_limit", "test_ignores_the_limit",
              "test_ends_its_process")
     run = mutation.in_process({name: getattr(module, name) for name in names}, test_seconds=0.25)
-    waited, computed, slept, caught, ignored, ended = (run(name, None, 0.25, 3.0) for name in names)
+    waited, computed, slept, caught, ignored, ended = (run(name, None, 0.25, 1.0 if name == "test_sleeps_on" else 30.0)
+                                                       for name in names)  # a loaded machine must not reach 30 s
     assert waited[0] is None and waited[1] < 0.2, waited
     assert computed[0] == mutation.clock.OVER_CPU and 0.2 <= computed[1] < 0.5, computed
     assert slept[0] == "timeout" and slept[1] < 0.2, slept
@@ -928,8 +929,24 @@ def test_a_questions_budget_adds_up_the_cpu_time_of_its_runs():
         runs.append((cpu, wall))
         return None, 4.0
     graded = mutation.grade_question("q1", ["test_x"], four_seconds, test_seconds=10.0, question_seconds=10.0)
-    assert graded.lines == [mutation.say("question_budget", "en", seconds=10.0, wall=20.0)], graded.lines
+    assert graded.lines == [mutation.say("question_budget", "en", seconds=10.0)], graded.lines
     assert [cpu for cpu, _ in runs] == [10.0] * 3 and all(wall <= 20.0 for _, wall in runs), runs
+
+
+def test_each_way_a_run_ends_gets_its_own_words():
+    """Twelfth reading C1: a run that used its CPU time near the end of the question's clock was worded as the
+    question's clock; thirteenth reading C: the words for a lost run and the question's clock, also as the
+    trusted grader turns the child's reasons (checks.runner) into them."""
+    from anatomy_grading import grader
+    for why, expected in ((mutation.clock.OVER_CPU, mutation.say("timeout", "en", test="test_x", seconds=10.0, wall=40.0)),
+                          (mutation.trial.NO_LINE, mutation.say("run_lost", "en", test="test_x")),
+                          ("timeout", mutation.say("question_clock", "en", wall=6.0))):
+        graded = mutation.grade_question("q1", ["test_x"], lambda *_: (why, 1.0), question_seconds=3.0)
+        assert graded.lines == [expected], (why, graded.lines)
+    assert grader.child_failed("a run of t (#1) ended without its result") == mutation.say("run_lost", "en", test="t (#1)")
+    assert grader.child_failed("ran past the question's clock of 180 s") == mutation.say("question_clock", "en", wall=180)
+    assert grader.child_failed("a run of t (#1) ran past its limit of 10 s") == \
+        mutation.say("timeout", "en", test="t (#1)", seconds=10, wall=40)
 
 
 def test_a_runs_line_is_taken_only_when_it_is_one():
@@ -937,5 +954,5 @@ def test_a_runs_line_is_taken_only_when_it_is_one():
     parsed = mutation.clock.parsed
     assert parsed(b'{"why": null, "cpu": 0.5}', 10.0) == {"why": None, "cpu": 0.5}
     for forged in (b'{"why": null, "cpu": -1e9}', b'{"why": null, "cpu": NaN}', b'{"why": null, "cpu": 13}',
-                   b'{"why": ["x"], "cpu": 1}', b'{"why": null}', b'[1, 2]', b'', b'not json'):
+                   b'{"why": ["x"], "cpu": 1}', b'{"why": null}', b'[1, 2]', b'', b'not json', b'[' * 4000):
         assert parsed(forged, 10.0) is None, forged

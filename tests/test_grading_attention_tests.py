@@ -780,14 +780,14 @@ def test_descriptors_signals_and_the_childs_state_carry_nothing_through_the_grad
 
 def test_a_run_cut_short_by_the_question_budget_names_the_budget_through_the_grader(tmp_path, monkeypatch):
     """Seventh reading A3: in the trusted grader a run cut short by what was left of the question's budget
-    was worded as the run's own limit ("did not finish within 1 s"). With a question whose clock (2 x 6 s) is
-    shorter than a run's (40 s), a test that waits hears of the question's budget; the others keep their marks."""
+    was worded as the run's own limit ("did not finish within 1 s"). With a question whose clock (2 x 7.5 s) is
+    shorter than a run's (40 s), a test that waits hears of the question's clock; the others keep their marks."""
     from anatomy.homework.attention_tests import mutation
-    monkeypatch.setattr(mutation, "QUESTION_SECONDS", 6.0)
+    monkeypatch.setattr(mutation, "QUESTION_SECONDS", 7.5)
     code = reference_code() + "\n\nimport select\n\n\ndef test_waits(impl):\n    select.select([], [], [], 100)\n"
     result = graded(tmp_path, code, REFERENCE_LISTS | {"q1": "[test_waits]"})
     assert scores(result) == {"q1": 0.0, "q2": 3.0, "q3": 3.0, "q4": 3.0, "q5": 3.0}, outputs(result)
-    assert outputs(result)["q1"] == mutation.say("question_budget", "en", seconds=6, wall=12), outputs(result)["q1"]
+    assert outputs(result)["q1"] == mutation.say("question_clock", "en", wall=15), outputs(result)["q1"]
 
 
 def test_a_thread_of_the_cell_leaves_no_room_for_a_run_through_the_grader(tmp_path):

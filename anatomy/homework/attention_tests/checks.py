@@ -113,7 +113,8 @@ def runner(named: dict[str, Any], seed: int = 0,
             if code is None and not str(failed).startswith("did not finish"):
                 raise
             if code != clock.SPENT and wall < clock.WALL_FACTOR * test_seconds:  # the question's clock ran out
-                raise type(failed)(f"ran past the question's budget of {mutation.QUESTION_SECONDS:g} s") from None
+                seconds = clock.QUESTION_FACTOR * mutation.QUESTION_SECONDS
+                raise type(failed)(f"ran past the question's clock of {seconds:g} s") from None
             raise type(failed)(f"a run of {name} ran past its limit of {test_seconds:g} s") from None
         finally:
             session.child.relay = None

@@ -58,7 +58,7 @@ def parsed(data: bytes, limit: float) -> dict | None:
     try:
         line = json.loads(data)
         why, used = line["why"], float(line["cpu"])
-    except (ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError, RecursionError):
         return None
     fits = (why is None or isinstance(why, str)) and 0.0 <= used <= limit + 2.0  # NaN fits nothing
     return {"why": why, "cpu": used} if fits else None

@@ -67,16 +67,16 @@ def in_process(tests: dict[str, Callable], test_seconds: float = TEST_SECONDS, s
     return run
 
 
-def grade_question(question: str, names: list[str], run: Run,
-                   language: str = "en", source: str = "", test_seconds: float = TEST_SECONDS,
-                   question_seconds: float | None = None, mutants: tuple[Mutant, ...] = MUTANTS,
-                   rng: random.Random | None = None, stand_ins: dict[str, str] | None = None) -> Graded:
-    """One question: its tests' `names`, `run(name, bug or None, cpu, wall)` -> (None when it passed, else why
-    it failed, "timeout" past `cpu` seconds of CPU time or `wall` on the clock; the CPU seconds it used),
-    `source` the cells that define them (reviewed first), `stand_ins` {a test's name: the global practice object
-    it reads} (state.stand_ins_read), named if that test fails the correct one. The
-    trials in a random order drawn from `rng`: every mutant RUNS_PER_MUTANT times, the correct one
-    CORRECT_RUNS times; a real mutant counts when every one of its runs fails (see the module)."""
+def grade_question(question: str, names: list[str], run: Run, language: str = "en", source: str = "",
+                   test_seconds: float = TEST_SECONDS, question_seconds: float | None = None,
+                   mutants: tuple[Mutant, ...] = MUTANTS, rng: random.Random | None = None,
+                   stand_ins: dict[str, str] | None = None) -> Graded:
+    """One question: its tests' `names`, `run(name, bug or None, cpu, wall)` -> (None when it passed, else why it
+    failed: clock.OVER_CPU past `cpu` seconds of CPU time, "timeout" past `wall` on the clock, trial.NO_LINE; the
+    CPU seconds it used), `source` the cells that define them (reviewed first), `stand_ins` {a test's name: the
+    global practice object it reads} (state.stand_ins_read), named if that test fails the correct one. The trials
+    in a random order drawn from `rng`: every mutant RUNS_PER_MUTANT times, the correct one CORRECT_RUNS times; a
+    real mutant counts when every one of its runs fails (see the module)."""
     graded = Graded()
     if banned := forbidden(source):
         (key, fields), why = banned[0]  # what review.py refused: a catalogue key and its fields
@@ -97,19 +97,19 @@ def grade_question(question: str, names: list[str], run: Run,
     question_seconds = QUESTION_SECONDS if question_seconds is None else question_seconds
     run_wall, question_wall = clock.WALL_FACTOR * test_seconds, clock.QUESTION_FACTOR * question_seconds
     deadline, spent = time.monotonic() + question_wall, 0.0  # the question's CPU time and clock (clock.py)
-    budget = say("question_budget", language, seconds=question_seconds, wall=question_wall)
+    budget, over = say("question_budget", language, seconds=question_seconds), say("question_clock", language, wall=question_wall)
     failures: dict[str, int] = {}  # mutant name: how many of its runs a test failed
     failed_equivalent: dict[str, str] = {}  # equivalent mutant name: the first test that failed on it
     for mutant in trials:
         for name in names:
             wall = deadline - time.monotonic()  # a run's CPU limit is the same whatever the runs before it did
             if spent >= question_seconds or wall <= 0:
-                graded.lines = [budget]
+                graded.lines = [budget if wall > 0 else over]
                 return graded
             why, used = run(name, mutant and mutant.name, test_seconds, min(run_wall, wall))
             spent += used
             if why in (clock.OVER_CPU, "timeout", trial.NO_LINE):  # the run's limit, the question's clock, or lost
-                graded.lines = [budget if why == "timeout" and wall < run_wall else say("run_lost", language, test=name)
+                graded.lines = [over if why == "timeout" and wall < run_wall else say("run_lost", language, test=name)
                                 if why == trial.NO_LINE else say("timeout", language, test=name, seconds=test_seconds, wall=run_wall)]
                 return graded
             if why is not None and mutant is None:  # reading the practice object, not a wrong expectation: say so

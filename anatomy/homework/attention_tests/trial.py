@@ -2,7 +2,7 @@
 notebook 19_homework_attention_tests.
 
 `isolated(run, limits, lost)` forks this process, calls `run()` in the fork and reads back one line: None when it
-returned, else "Type: message" of what it raised ("timeout" past its limits of CPU time and on the clock: clock.py),
+returned, else "Type: message" of what it raised (clock.OVER_CPU past its CPU time, "timeout" on the clock, NO_LINE),
 with the CPU seconds the fork used. The fork ends after the trial, so nothing the test changes in Python's memory (a
 global, a default argument, a closure, an attribute of a class, an object or a module, an lru_cache) reaches the next
 trial. In the grader's child, sealed (anatomy_grading/seal.py), the routes outside that memory that fork_state.py
@@ -14,8 +14,8 @@ off here during a trial, and a trial that changed this process ends it. What a t
 before: kernel-wide counters that any process moves (the inode numbers of new pipes and sockets), time (how long
 they took), and its process id (its position); without pidfds (Linux < 5.3) the child looks every millisecond, and
 its scheduler counters then count how long earlier trials took. In the fork no process or thread can start
-(`no_new_processes`: RLIMIT_NPROC 0, enforced for every user but root, torch at one thread). `lost(late)` runs when
-the fork ended without its line (crashed) or at its limit (`late`): the link it spoke over may hold half a request.
+(`no_new_processes`: RLIMIT_NPROC 0, enforced for every user but root, torch at one thread). `lost(code)` runs when
+the fork ended without its line or at a limit (`code`: clock.LOST, LATE, SPENT): its link may hold half a request.
 Sent to the grader's child as source (plan.py): standard library only; the child's tripwires allow os.fork from
 `isolated` alone.
 """

@@ -77,15 +77,18 @@ MESSAGES: dict[str, dict[str, str]] = {
                       "0점입니다"},
     "run_lost": {"en": "a run of your test {test} ended without its result (it ended its own process, crashed, or spent "
                        "its CPU time inside one long call), so this question scores 0",
-                 "ko": "{test} 테스트의 한 실행이 결과 없이 끝났습니다(프로세스를 스스로 끝냈거나, 멈췄거나, 한 번의 긴 호출 "
+                 "ko": "{test} 테스트의 한 실행이 결과 없이 끝났습니다(프로세스를 스스로 끝냈거나, 비정상 종료되었거나, 한 번의 긴 호출 "
                        "안에서 CPU 시간을 다 썼습니다). 그래서 이 문제는 0점입니다"},
     "implementation_failed": {"en": "the implementation your test called stopped while answering it ({why}): a request "
                                     "it cannot hold (a huge tensor, say) stops it, so this question scores 0",
                               "ko": "테스트가 호출한 구현이 요청에 답하다가 멈췄습니다({why}). 감당할 수 없는 요청(예: 아주 큰 "
                                     "텐서)은 구현을 멈추게 하므로 이 문제는 0점입니다"},
-    "question_budget": {"en": "this question's tests ran past {seconds:g} s of CPU time in all ({wall:g} s on the clock), "
-                              "so it scores 0",
-                        "ko": "이 문제의 테스트가 모두 합쳐 CPU 시간 {seconds:g}초(시계로는 {wall:g}초)를 넘겼으므로 0점입니다"},
+    "question_budget": {"en": "this question's tests ran past {seconds:g} s of CPU time in all, so it scores 0",
+                        "ko": "이 문제의 테스트가 모두 합쳐 CPU 시간 {seconds:g}초를 넘겼으므로 0점입니다"},
+    "question_clock": {"en": "this question's runs ran past {wall:g} s on the clock in all (the tests' own CPU time, "
+                             "the implementation's answers and the grader's work together), so it scores 0",
+                       "ko": "이 문제의 실행들이 시계로 모두 합쳐 {wall:g}초를 넘겼습니다(테스트 자신의 CPU 시간, 구현의 응답, "
+                             "채점기의 작업을 모두 합친 시간). 그래서 이 문제는 0점입니다"},
     "forbidden": {"en": "your tests use {what} ({why}), so this question scores 0 and is flagged for your instructor",
                   "ko": "테스트가 {what}을(를) 사용합니다. {why}. 그래서 이 문제는 0점이며, 강사가 검토하도록 "
                         "표시되었습니다"},
