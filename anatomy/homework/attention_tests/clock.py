@@ -34,7 +34,11 @@ class OverLimit(BaseException):
     """A run used its CPU time (the profiling timer's signal)."""
 
 
+FIRED: list[bool] = []  # in the fork: the timer's signal came (the run is over its CPU time, whatever it caught)
+
+
 def over_limit(signum: int, frame: object) -> None:
+    FIRED.append(True)
     raise OverLimit
 
 

@@ -31,8 +31,8 @@ import sys
 import threading
 from typing import Callable
 
-from anatomy.homework.attention_tests.clock import (LATE, LOST, OVER_CPU, SPENT, OverLimit, cpu_seconds, ended, limit_cpu,
-                                                    parsed, plain)
+from anatomy.homework.attention_tests.clock import (FIRED, LATE, LOST, OVER_CPU, SPENT, OverLimit, cpu_seconds, ended,
+                                                    limit_cpu, parsed, plain)
 from anatomy.homework.attention_tests.fork_state import (TAMPERED, changed, close_inherited, handlers_changed, log_output,
                                                          no_new_processes, output_pipe, process_state)
 
@@ -74,7 +74,7 @@ def report(write_end: int, run: Callable[[], None], cpu: float, sealed: dict | N
         except BaseException:
             pass
     used = cpu_seconds(usage)
-    if used >= cpu:  # it used its CPU time, whatever it caught
+    if FIRED or used >= cpu:  # it used its CPU time, whatever it caught (getrusage may lag the timer a little)
         line = {"why": OVER_CPU}
     data = json.dumps(line | {"cpu": used}).encode()
     while data:
