@@ -47,7 +47,8 @@ def limit_cpu(seconds: float) -> None:
     signal.signal(signal.SIGPROF, over_limit)
     signal.setitimer(signal.ITIMER_PROF, max(seconds, 0.001))
     used = resource.getrusage(resource.RUSAGE_SELF)
-    hard = math.ceil(used.ru_utime + used.ru_stime + seconds) + 1
+    hard, inherited = math.ceil(used.ru_utime + used.ru_stime + seconds) + 1, resource.getrlimit(resource.RLIMIT_CPU)[1]
+    hard = hard if inherited == resource.RLIM_INFINITY else min(hard, inherited)  # a hard limit can only come down
     resource.setrlimit(resource.RLIMIT_CPU, (hard, hard))
 
 
