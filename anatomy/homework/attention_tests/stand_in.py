@@ -138,7 +138,8 @@ CHANNEL: dict[str, Any] = {}  # in the grader's child: "ask", its channel to the
 
 def run_in_child(test: Callable, state: State, seed: int, cpu: float, wall: float) -> tuple[str | None, float]:
     """run_test in a fork of the grader's child (trial.py), within `cpu` seconds of CPU time and `wall` on the clock
-    (clock.py): (None when it passed, else why it failed; its CPU seconds). The requests go to the grader over the trials' channel; a fork that
-    ended mid-request ends the child too (its channel may hold half a frame), as a test that ended the child would,
-    and so does one ended at a limit: the exit code (clock.LOST, LATE, SPENT) says which, and checks.py words it."""
+    (clock.py): (None when it passed, else why it failed; its CPU seconds). The requests go to the grader over the
+    trials' channel; a fork that ended mid-request ends the child too (its channel may hold half a frame), as a test
+    that ended the child would, and so does one ended at a limit: the exit code (clock.LOST, LATE, SPENT) says which,
+    and checks.py words it."""
     return isolated(lambda: run_test(test, CHANNEL["ask"], state, seed), (cpu, wall), os._exit, CHANNEL.get("sealed"))

@@ -31,8 +31,8 @@ import sys
 import threading
 from typing import Callable
 
-from anatomy.homework.attention_tests.clock import (FIRED, LATE, LOST, OVER_CPU, SPENT, OverLimit, cpu_seconds, ended,
-                                                    limit_cpu, parsed, plain)
+from anatomy.homework.attention_tests.clock import (FIRED, LATE, LOST, OVER_CPU, SPENT, cpu_seconds, ended, limit_cpu,
+                                                    parsed, plain)
 from anatomy.homework.attention_tests.fork_state import (TAMPERED, changed, close_inherited, handlers_changed, log_output,
                                                          no_new_processes, output_pipe, process_state)
 
@@ -61,8 +61,6 @@ def report(write_end: int, run: Callable[[], None], cpu: float, sealed: dict | N
         finally:  # no OverLimit once the test is done
             signal.setitimer(signal.ITIMER_PROF, 0)
             signal.signal(signal.SIGPROF, signal.SIG_IGN)
-    except OverLimit:
-        line = {"why": OVER_CPU}
     except BlockingIOError as error:  # its stdout's pipe is full (fork_state.OUTPUT, where the kernel allows it)
         size = fcntl.fcntl(1, fcntl.F_GETPIPE_SZ) >> 10 if hasattr(fcntl, "F_GETPIPE_SZ") else 64
         line = {"why": f"RuntimeError: the test printed more than a run may print ({size} KiB): {str(error)[:100]}"}
@@ -74,7 +72,7 @@ def report(write_end: int, run: Callable[[], None], cpu: float, sealed: dict | N
         except BaseException:
             pass
     used = cpu_seconds(usage)
-    if FIRED or used >= cpu:  # it used its CPU time, whatever it caught (getrusage may lag the timer a little)
+    if FIRED or used >= cpu:  # its CPU time is spent (OverLimit raised, caught or not; getrusage may lag the timer)
         line = {"why": OVER_CPU}
     data = json.dumps(line | {"cpu": used}).encode()
     while data:
