@@ -136,9 +136,10 @@ def review(cells: list[str], template: list[str], questions: dict[str, dict]) ->
         flags.append(f"the notebook holds {sum(len(c) for c in cells):,} characters of code (data or weights inside?)")
     statements = [(i, node) for i, tree in trees.items() for node in tree.body]
     everything = [tree for c in cells if (tree := parsed(c)) is not None]
+    own = {name for _, node in statements for name in defined(node)}  # the student's cells' names
     zero, judged = {}, set()
     for question, rules in questions.items():
-        extra = reviewer(rules["review"], everything) if rules.get("review") else None
+        extra = reviewer(rules["review"], everything, own) if rules.get("review") else None
         for i, node in answer_code(statements, set(rules["symbols"])):
             judged.add(id(node))
             if hits := hits_of(node, rules, extra):
@@ -147,7 +148,7 @@ def review(cells: list[str], template: list[str], questions: dict[str, dict]) ->
                     flags.append(f"{question}: cell {i} uses {hits[0]} ({rules['why']})")
                 break
     for rules in {r["review"]: r for r in questions.values() if r.get("review")}.values():  # outside any answer
-        extra = reviewer(rules["review"], everything)
+        extra = reviewer(rules["review"], everything, own)
         flags += [f"cell {i} uses {hit} outside the answers" for i, node in statements if id(node) not in judged
                   for hit in hits_of(node, rules, extra)[:1]]
     for i, tree in trees.items():

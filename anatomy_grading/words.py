@@ -42,10 +42,13 @@ def rules_module(dotted: str):
 
 
 
-def reviewer(dotted: str, trees: list[ast.AST]) -> Callable[[str], list[tuple[tuple[str, dict], str]]]:
-    """A homework's own review (its rules' forbidden), told what the notebook's imports bind to modules."""
+def reviewer(dotted: str, trees: list[ast.AST], own: set[str] = frozenset()) -> Callable[[str], list[tuple[tuple[str, dict], str]]]:
+    """A homework's own review (its rules' forbidden), told what the notebook's imports bind to modules and which
+    names the student's own cells define (`own`)."""
     rules = rules_module(dotted)  # so a lone test's torch.add(x, 0) is arithmetic and `hw` is the homework
-    return functools.partial(rules.forbidden, modules={n: m for t in trees for n, m in rules.imported_modules(t).items()})
+    return functools.partial(rules.forbidden, modules={n: m for t in trees for n, m in rules.imported_modules(t).items()},
+                             own=own)
+
 
 def hits_of(node: ast.AST, rules: dict, extra) -> list[str]:
     """The forbidden uses in one statement: a rule's words as substrings of any word (homeworks 1, 2),

@@ -129,7 +129,7 @@
 #   before the product instead of the scores after it, which changes the last float digits when √Dh is
 #   not a power of two: compare with a tolerance, never with `==`;
 # - a test may look only at what the implementation computes, never at *which* one runs, and may not
-#   reach outside itself (the review below refuses the usual ways, the grader the rest). The implementation under test runs in a process apart from your tests, rebuilt
+#   reach outside itself (the review below allows only what a test needs, the grader closes the rest). The implementation under test runs in a process apart from your tests, rebuilt
 #   for every run: what your test receives has the same type, attributes and messages whichever one
 #   runs, only the numbers differ. Every run (one test against one implementation) happens in a fresh copy
 #   of the process that holds your tests, and that copy ends with the run: what a test changes in Python
@@ -151,29 +151,34 @@
 #   whatever `torch.set_num_threads` asks, and tqdm's progress bars without their monitor thread): in the
 #   grader such a thread takes the place of the runs, and every question scores 0, with words that name
 #   the thread. A global that
-#   cannot be copied (a generator, say) scores the question 0. The
-#   review reads your test cells before anything runs; a question whose tests
-#   use any of these names scores 0 and is flagged for your instructor: `inspect`, `dis`, `gc`, `sys`,
-#   `time`, `timeit`, `id`, `hash`, `vars`, `dir`, `getattr`, `setattr`, `globals`, `locals`, `eval`,
-#   `exec`, `compile`, `__import__`, `importlib`, `builtins`, `traceback`, `mock`, `unittest`, `MagicMock`, `patch`,
-#   `ctypes`, `marshal`, `pickle`, `open`, `os`, `subprocess`, `shutil`, `pathlib`, `Path`, `tempfile`,
-#   `socket`, `multiprocessing`, `threading`, `signal`, `urllib`, `requests`, `pty` (imported, called, or
-#   reached through another module as in `torch.os`; a variable of your own with such a name, as in
-#   `for time in range(T)`, is fine); the attributes
-#   `.perf_counter`, `.monotonic`, `.process_time`, `.getsource`, `.call_count`, `.save`, `.system`,
-#   `.popen`, `.write_text`, `.write_bytes`, `.unlink`; any attribute starting with `_` other than
-#   `__init__` and `__name__`, also when a string names it or one of the modules above (`"{0._x}".format(obj)`,
-#   `operator.attrgetter("_x")`, `operator.attrgetter("os")`: where your code turns strings into attributes
-#   or modules, with `getattr`, `attrgetter`, `methodcaller` or `import_module`, a string reads an attribute
-#   as a dot does; elsewhere a word such as `"time"` in an assert's message is just a word); the homework package `hw`
-#   (your tests run in the grader without it: compare with references, never with `hw.build(None)`);
-#   and state a test keeps from one run to the next (a mutable default argument, a list or dict outside
-#   the test that it changes). Call `impl.attention(...)`, never `getattr(impl, "attention")`. The
-#   grader also refuses these names anywhere in your answer's code,
-#   helpers included: `homework`, `anatomy_grading`, `mutants`, `mutation`, `closure`, `_bug`, `getpid`,
-#   `getstate`. These lists are of what is refused, not of every way to look at a run: timing a call
-#   (`datetime.now()`, say) is not refused, and tells nothing, since one call's noise is far larger than
-#   any planted bug's difference;
+#   cannot be copied (a generator, say) scores the question 0. The review reads your test cells before
+#   anything runs, and it goes by what is **allowed**: your tests and the helpers they call may use only
+#   `torch` (with `torch.nn`, `torch.nn.functional`, `torch.nn.init`, `torch.testing`, `torch.linalg`,
+#   `torch.special` and `torch.fft`; its other modules, `torch.utils` or `torch.autograd` say, are refused),
+#   `math`, `itertools`, `collections` (with `collections.abc`) and `copy`; of `torch` itself, its tensor
+#   functions (`torch.randn`, `torch.softmax`, `torch.allclose`, ...: the functions torch lists in its own
+#   stubs), its `dtype`s and `torch.Tensor`, `torch.Size`, `torch.dtype`, `torch.device`, `torch.finfo`,
+#   `torch.iinfo`, `torch.no_grad`, `torch.enable_grad`, `torch.inference_mode`, `torch.set_grad_enabled`,
+#   `torch.manual_seed`, `torch.get_default_dtype`, `torch.set_default_dtype`, `torch.is_tensor`, `torch.pi`,
+#   `torch.e`, `torch.inf`, `torch.nan` and `torch.newaxis` (not `torch.save`, `torch.load` or
+#   `torch.compile`); Python's plain built-ins (`range`, `len`, `zip`, `enumerate`, `isinstance`, `min`, `max`,
+#   `sum`, `print`, the exceptions, ...; not `open`, `getattr`, `hasattr`, `type`, `id`, `hash`, `vars`, `dir`,
+#   `eval`, `exec`, `input` or `BaseException`, though a variable of your own inside a test may carry such a
+#   name, as in `input = torch.randn(2, 3)`); and the names your own cells define. A question whose tests use
+#   anything else (`numpy`, `time`, `os`, `functools`, the assignment's own `impl` and `grader`, the homework
+#   package `hw`) scores 0 and is flagged for your instructor. At the top of a cell you may practise with `hw`
+#   and `impl` as you like, but inside a test use only the `impl` it receives (the grader runs your tests
+#   without `hw`: compare with references, never with `hw.build(None)`). Within what is allowed a test may also
+#   not use a module as a value (`m = torch.nn`: write `torch.nn.Linear` where you use it), an attribute or
+#   a name starting with `_` other than `__init__` and `__name__` (also where a string names one:
+#   `"{0._x}".format(obj)`), a frame's or code object's attributes (`.gi_frame`, `.f_back`), a tensor's ways
+#   out of torch (`.numpy()`, `.storage()`, `.untyped_storage()`, `.share_memory_()`, `torch.from_file`),
+#   `str.format` but on a literal string with plain fields (`"{} {0:.3f}".format(...)`; f-strings are fine), a
+#   `match` statement, nor keep state from one run to the next (a mutable default argument, a list or dict
+#   outside the test that it changes). Call `impl.attention(...)`, never `getattr(impl, "attention")`. The
+#   grader also refuses these names anywhere in your answer's code, helpers included: `homework`,
+#   `anatomy_grading`, `mutants`, `mutation`, `closure`, `_bug`, `getpid`, `getstate` (so `hw.MUTANTS`
+#   printed in a cell of your own is flagged for your instructor, harmlessly);
 # - time: each run of a test may use 10 seconds of CPU time and each question 90 seconds in all (keep a run under about
 #   2 s in question 1). CPU time is what your test's own process computes, which other work on the machine hardly
 #   changes. The clock stops a run at four times its limit (40 s), which only a test that waits rather than computes
@@ -186,8 +191,8 @@
 #
 # Half of each question's points come from the check cell after it (seed 0), half from a hidden check
 # that runs the same tests with another random seed, so do not rely on lucky numbers. The check cell
-# runs the same mutants and the same review of your test functions in your notebook; the grader also
-# reviews the helper functions your tests call, and refuses the names above anywhere. The feedback
+# runs the same mutants and the same review of your test functions and the helpers they call in your notebook;
+# the grader reviews your answer cells the same way, and refuses the names above anywhere in them. The feedback
 # names the *kind* of bug your tests missed ("a scaling error", "a masking error"). The mutants are not
 # secret: the `hw` package this notebook imports holds them for practice outside your tests (`hw.MUTANTS`
 # names them, `hw.build("no_scale")` builds one); the grade comes from the grader's own run of your notebook.

@@ -268,13 +268,14 @@ def test_no_tests_and_too_many_tests_score_zero_with_a_message():
 
 
 REFUSALS = [  # (a test's source, what the English refusal names)
-    ("import inspect\n", "import inspect"),
+    ("import inspect\ndef test_x(impl):\n    assert inspect.isfunction(impl.attention)\n", "the module `inspect`"),
     ("def test_x(impl):\n    assert impl.attention.__closure__\n", "private attribute"),
-    ("import time\n", "import time"),
+    ("import time\ndef test_x(impl):\n    start = time.time()\n", "`time` (the module `time`)"),
     ("def test_x(impl):\n    global CALLS\n", "global CALLS"),
     ("def test_x(impl):\n    open('out.txt', 'w').write('x')\n", "`open`"),
-    ("import subprocess\n", "import subprocess"),
-    ("def test_x(impl):\n    torch.save(impl, 'x.pt')\n", "`.save`"),
+    ("import subprocess\ndef test_x(impl):\n    subprocess.run(['ls'])\n", "the module `subprocess`"),
+    ("import torch\ndef test_x(impl):\n    torch.save(impl, 'x.pt')\n", "`torch.save` (`torch.save` is not one of torch's"),
+    ("import torch\ndef test_x(impl):\n    t = torch\n", "`torch` (a module used as a value"),
     ("def test_x(impl):\n    assert impl.KVCache().__getstate__()\n", "`.__getstate__`"),
     ("def test_x(impl, seen=[]):\n    seen.append(1)\n", "state kept"),
     ("SEEN = {}\ndef test_x(impl):\n    SEEN['a'] = 1\n", "state kept"),
@@ -283,14 +284,24 @@ REFUSALS = [  # (a test's source, what the English refusal names)
     ("import operator\ndef test_x(impl):\n    operator.attrgetter('_bug')(impl.KVCache())\n", "private attribute `._bug`"),
     ("def test_x(impl):\n    assert '{0._bug}'.format(impl.KVCache())\n", "private attribute `._bug`"),
     ("def test_x(impl):\n    '{0.__closure__[0].cell_contents}'.format(impl.attention)\n", "`.__closure__`"),
-    ("from operator import methodcaller as m\ndef test_x(impl):\n    m('__getstate__')(impl.KVCache())\n", "`.__getstate__`"),
+    ("from operator import methodcaller as m\ndef test_x(impl):\n    m('__getstate__')(impl.KVCache())\n", "the module `operator`"),
     ("def test_x(impl):\n    assert hw.build(None).causal_mask(2).equal(impl.causal_mask(2))\n", "`hw` (the homework's own module"),
     ("def test_x(impl):\n    from anatomy.homework import attention_tests\n", "from anatomy.homework import"),
     ("import torch\ndef test_x(impl):\n    torch.seen = []\n", "`torch.seen` (state kept"),
     ("import torch\ndef test_x(impl):\n    torch.os.getcwd()\n", "`torch.os`"),  # third reading B: a module
-    ("import numpy as np\ndef test_x(impl):\n    assert np.sys.modules\n", "`np.sys`"),  # reached through another
-    ("import torch.os\n", "`import torch.os`"),
-    ("import operator, torch\ndef test_x(impl):\n    operator.attrgetter('sys')(torch)\n", "the module `sys`"),
+    ("import numpy as np\ndef test_x(impl):\n    assert np.sys.modules\n", "`np` (the module `numpy`)"),  # not allowed
+    ("def test_x(impl):\n    import torch.os\n", "`import torch.os` (the module `torch.os`)"),
+    ("import torch\ndef test_x(impl):\n    torch.utils.benchmark.Timer\n", "`torch.utils` (the module `torch.utils`)"),
+    ("import torch\ndef test_x(impl):\n    torch.from_file('/proc/self/stat', size=8)\n", "`.from_file`"),
+    ("from torch import load\ndef test_x(impl):\n    load('x.pt')\n", "`load` (`torch.load` is not one of torch's"),
+    ("from torch import *\n", "`from torch import *`"),
+    ("def test_x(impl):\n    return type(impl)\n", "`type`"),
+    ("input = 3\ndef test_x(impl):\n    return input\n", "`input`"),  # a builtin's name outside a function
+    ("def test_x(impl, peek=vars):\n    return peek(impl)\n", "`vars`"),  # a default: the scope around
+    ("def test_x(impl):\n    generator = (i for i in range(1))\n    return generator.gi_frame\n", "`.gi_frame`"),
+    ("def test_x(impl):\n    return get_ipython()\n", "`get_ipython` (an object of the assignment or the notebook"),
+    ("def test_x(impl):\n    try:\n        pass\n    except BaseException:\n        pass\n", "`BaseException`"),
+    ("import operator, torch\ndef test_x(impl):\n    operator.attrgetter('sys')(impl)\n", "the module `sys`"),
 ]
 
 
@@ -357,14 +368,14 @@ def test_a_module_named_in_a_string_counts_only_where_strings_become_attributes(
     from anatomy.homework.attention_tests import review
     assert review.forbidden('def test_x(impl):\n    assert impl, "time"\n', {}) == []
     refused = review.forbidden('import operator\nNAME = "os"\n\ndef test_x(impl):\n    operator.attrgetter(NAME)(impl)\n', {})
-    assert refused == [(("seen_module_string", {"attr": "os", "text": "'os'"}), "why_detect")], refused
+    assert refused[0] == (("seen_module_string", {"attr": "os", "text": "'os'"}), "why_detect"), refused
     assert review.forbidden('def test_x(impl):\n    assert impl, "_bug"\n', {})  # a private name: still refused
 
 
 def test_innocent_names_and_calls_are_not_refused():
     from anatomy.homework.attention_tests.review import forbidden
     assert forbidden(INNOCENT) == []
-    assert forbidden("def test_x(impl):\n    assert '{0.shape} {1}'.format(impl, '_').startswith('_')\n") == []
+    assert forbidden("def test_x(impl):\n    assert '{0} {1:>3}'.format(impl, '_').startswith('_')\n") == []
     assert forbidden("mutant = hw.build('no_scale')\nprint(hw.check_tests.feedback([], question='q1'))\n") == []  # practice
 
 
@@ -382,13 +393,12 @@ def test_a_lone_test_calling_torch_add_is_reviewed_as_arithmetic_in_the_check_ce
     assert verdict is not None and "scores 0" not in str(verdict) and verdict.share > 0, str(verdict)
 
 
-def test_hw_inside_a_test_is_refused_in_the_check_cell():
+def test_hw_inside_a_test_is_refused_in_the_check_cell(tmp_path):
     """review_19_second B: comparing with hw.build(None) passed the check cell and crashed in the grader."""
     from anatomy.homework import attention_tests as hw
-
-    def test_against_hw(impl):
-        assert torch.equal(hw.build(None).causal_mask(3), impl.causal_mask(3))
-    verdict = hw.check_tests.verdict([test_against_hw], question="q2")
+    module, _ = write(tmp_path, "import torch\nfrom anatomy.homework import attention_tests as hw\n\n\n"
+                                "def test_against_hw(impl):\n    assert torch.equal(hw.build(None).causal_mask(3), impl.causal_mask(3))\n")
+    verdict = hw.check_tests.verdict([module.test_against_hw], question="q2")
     assert verdict.share == 0.0 and "`hw` (the homework's own module" in str(verdict), str(verdict)
 
 
@@ -536,8 +546,7 @@ def test_detectors_and_kept_state_earn_nothing_unreviewed(tmp_path, name, said):
         assert graded.share == 0.0 and said in graded.lines[0], (name, graded.lines)
 
 
-KEPT = """import functools
-import warnings
+KEPT = """import torch
 CALLS = []
 
 
@@ -558,9 +567,12 @@ class Counter:
 counter = Counter()
 
 
-@functools.lru_cache
-def remembered():
-    return []
+def remembering():
+    kept = []  # a closure's list (functools.lru_cache did this before functools was refused)
+    return lambda: kept
+
+
+remembered = remembering()
 
 
 def test_lru_cache(impl):
@@ -580,9 +592,9 @@ def test_class_attribute(impl):
 
 
 def test_module_object(impl):
-    filters, mark = warnings.filters, ("ignore", None, UserWarning, None, 4242)
-    filters.append(mark)
-    assert filters.count(mark) > 1
+    first = torch.get_default_dtype() == torch.float32  # state in an allowed module (torch's own)
+    torch.set_default_dtype(torch.float64)
+    assert not first  # the first run fails; later runs would pass if it were kept
 """
 KEPT_TESTS = {"q1": "test_default_argument", "q2": "counter.test_bound_method", "q3": "test_lru_cache",
               "q4": "test_class_attribute", "q5": "test_module_object"}  # each passes review.py
@@ -641,7 +653,7 @@ def test_a_test_using_the_practice_object_scores_zero_in_the_check_cell_as_in_th
     Implementation". Now the practice object answers nothing while a check runs, and the message says what it is
     (the default too: "reads the global 'impl', the notebook's practice object", not only "fails on the correct
     implementation"); read through a helper it is named as read directly."""
-    from anatomy.homework.attention_tests import check_tests
+    from anatomy.homework.attention_tests import check_tests, checks
     from anatomy.homework.attention_tests.practice import checking
     module, _ = write(tmp_path, PRACTISED + PRACTISED_MORE)
     for language, refused, named, read in (
@@ -651,11 +663,13 @@ def test_a_test_using_the_practice_object_scores_zero_in_the_check_cell_as_in_th
              "test_default_reference (#1) 테스트가 채점기가 넘겨주는 구현이 아니라 전역 변수 'impl'(노트북의 연습용 객체")):
         with checking(language), pytest.raises(RuntimeError, match=refused):
             module.impl.causal_mask(2)
-        said = check_tests.feedback([module.test_default_reference], question="q1", language=language)
-        assert read in said and ("fails on the correct implementation" in said or "0점" in said), said
-        for test in (module.test_global_reference, module.test_helper_reference):
-            said = check_tests.feedback([test], question="q1", language=language)
-            assert named in said and "'impl'" in said and "`impl`" in said, said
+        for test in (module.test_default_reference, module.test_global_reference, module.test_helper_reference):
+            said = check_tests.feedback([test], question="q1", language=language)  # the review names it first
+            assert named in said and "`impl`" in said and ("0점" in said or "scores 0" in said), said
+        with pytest.MonkeyPatch.context() as patch:  # where the review would miss it, the runs name it
+            patch.setattr(checks, "sources", lambda named: "")
+            said = check_tests.feedback([module.test_default_reference], question="q1", language=language)
+            assert read in said and ("fails on the correct implementation" in said or "0점" in said), said
     assert module.impl.causal_mask(2).shape == (2, 2)  # outside a check it answers again
     said = check_tests.feedback([module.test_wrong_expectation], question="q2")  # its own mistake: the usual words
     assert "fails on the correct implementation (AssertionError" in said and "practice" not in said, said
@@ -813,11 +827,17 @@ test_counts_in_shared_memory = shared_counter_test()
 def test_counters_kept_in_a_file_or_shared_memory_earn_nothing_in_the_check_cell(tmp_path, monkeypatch):
     """Fifth reading A, in the check cell (hw.check_tests, the rule the grader uses): a counter in a file
     (io.open) and one in an mmap made at cell level each caught the first (real) mutant, "caught 1 of 9" /
-    "1 of 4". Now each earns nothing (the secret order seeded here, a real mutant first, so the test repeats)."""
+    "1 of 4". Now each earns nothing (the secret order seeded here, a real mutant first, so the test repeats),
+    also where the review does not see it (since the allowlist, the review refuses `io` and `mmap` first)."""
     from anatomy.homework import attention_tests as hw
+    from anatomy.homework.attention_tests import checks
     module, _ = write(tmp_path, PROBES)
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(mutation, "random", types.SimpleNamespace(Random=lambda: random.Random(0)))
+    for question, name in (("q1", "test_counts_in_a_file"), ("q2", "test_counts_in_shared_memory")):
+        said = hw.check_tests.feedback([getattr(module, name)], question=question)
+        assert "(the module `io`)" in said or "(the module `mmap`)" in said, (name, said)
+    monkeypatch.setattr(checks, "sources", lambda named: "")  # a route the review would miss: the runs alone
     for question, name in (("q1", "test_counts_in_a_file"), ("q2", "test_counts_in_shared_memory")):
         said = hw.check_tests.feedback([getattr(module, name)], question=question)
         assert "caught 0 of" in said or "fails on the correct implementation" in said, (name, said)

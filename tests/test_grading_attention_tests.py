@@ -28,6 +28,15 @@ REFERENCE_LISTS = {
 EMPTY = dict.fromkeys(QUESTIONS, "[]")
 
 
+@pytest.fixture
+def unreviewed(monkeypatch):
+    """The grader without homework 3's own review (plan.SUITE's "review", the allowlist), as for a route the review
+    would miss: what these tests hold is what the runs themselves close (forks, the seal, the server), behind the
+    review (which refuses each of their probes first: test_every_probe_of_the_runs_is_refused_by_the_review_first)."""
+    from anatomy_grading import plan
+    monkeypatch.delitem(plan.SUITE, "review")
+
+
 def reference_code() -> str:
     text = (ROOT / "instructor" / "attention_tests_reference.py").read_text()
     return text.split('"""', 2)[2].split("\n\nSUITE = ")[0]
@@ -101,7 +110,7 @@ def test_prying_test_scores_zero_for_its_question_only(tmp_path):
     code = reference_code() + "\n\nimport inspect\n\ndef test_pry(impl):\n    assert 'bug' in inspect.getsource(impl.attention)\n"
     result = graded(tmp_path, code, REFERENCE_LISTS | {"q2": "[test_pry]"})
     assert scores(result)["q2"] == 0.0 and scores(result)["q1"] == 3.0, outputs(result)
-    assert "inspect" in outputs(result)["q2"]
+    assert "`.getsource`" in outputs(result)["q2"] or "the module `inspect`" in outputs(result)["q2"]
 
 
 def test_korean_submission_gets_korean_feedback(tmp_path):
@@ -187,14 +196,14 @@ def test_a_broken_or_hanging_submission_costs_only_itself_in_the_batch(handed_ou
 def test_tests_that_mute_or_fake_the_output_earn_nothing_and_the_batch_is_unaffected(handed_out):
     """Tests (and a top-level cell) that redirect or mute stdout and stderr and print a forged report, or write
     it to every descriptor they hold, the grader's pipes included: the grades come from the checks run outside
-    the child, so q1-q4 score 0 (q3 and q4, reaching for sys and os, are flagged), the honest q5 keeps its
+    the child, so q1-q4 score 0 (each refused by the review's allowlist: io, contextlib, sys, os; flagged; the top
+    cell's muting, outside the answers, runs and is flagged), the honest q5 keeps its
     points, the forged report reaches no feedback, and the rest of the batch grades as without it."""
     results, out = handed_out
     questions = {student: by_question(result) for student, result in results.items()}
     forger = questions["forged"]
     assert {q: e["score"] for q, e in forger.items()} == dict.fromkeys(("q1", "q2", "q3", "q4"), 0.0) | {"q5": 3.0}, forger
-    assert "caught 0 of 4" in forger["q2"]["output"], forger["q2"]
-    assert all("flagged for your instructor" in forger[q]["output"] for q in ("q3", "q4")), forger
+    assert all("flagged for your instructor" in forger[q]["output"] for q in ("q1", "q2", "q3", "q4")), forger  # the review
     book = gradebook(out)
     assert book["forged"]["total"] == "3" and book["forged"]["needs_review"] == "yes", book["forged"]
     assert {q: e["score"] for q, e in questions["solution"].items()} == POINTS and float(book["solution"]["total"]) == 15
@@ -340,7 +349,7 @@ def test_counts_the_childs_wakes(impl):
 """
 
 
-def test_the_childs_counters_do_not_count_how_long_a_run_took(tmp_path):
+def test_the_childs_counters_do_not_count_how_long_a_run_took(tmp_path, unreviewed):
     """Eleventh reading A1: the child woke every 50 ms to read its fork's CPU time, so its voluntary context
     switches (/proc/1/status) rose by 14 after a run that waited 0.6 s and by 3 after one that waited 0.05 s: a
     counter a test could write (by waiting, no CPU time) and the next run read. The kernel now counts a run's CPU
@@ -412,11 +421,11 @@ def test_strings_reading_private_names_and_hw_are_refused_honest_add_is_not(tmp_
     assert {flag.split(":")[0] for flag in result.flags} == {"q1", "q2", "q4"}, result.flags
 
 
-def test_a_test_cannot_tell_which_implementation_runs_through_the_grader(tmp_path):
+def test_a_test_cannot_tell_which_implementation_runs_through_the_grader(tmp_path, unreviewed):
     """Third reading A and B, through the trusted grader: a test reading each step's code object through a
     dunder name built at run time (q1), the same swallowing its errors (q2), mro()[1] as a reference (q3), a
-    module-level itertools.count (q4), torch.os (q5). Each scores 0; only torch.os is refused by the review
-    (flagged); the rest fail on the correct implementation or catch nothing, because the test's process holds
+    module-level itertools.count (q4), torch.os (q5). Each scores 0 without the review (which refuses each
+    first, flagged); they fail on the correct implementation or catch nothing, because the test's process holds
     proxies that are the same for every implementation, and each run starts from the same globals."""
     from test_attention_tests_homework import DETECTORS  # the same cheats, played without the review there
     code = DETECTORS + "\n\ndef test_reaches_os(impl):\n    assert torch.os.sep == \"/\"\n"
@@ -427,8 +436,7 @@ def test_a_test_cannot_tell_which_implementation_runs_through_the_grader(tmp_pat
     assert scores(result) == dict.fromkeys(QUESTIONS, 0.0), said
     assert all("fails on the correct implementation" in said[q] for q in ("q1", "q3", "q4")), said
     assert "caught 0 of 4" in said["q2"], said["q2"]
-    assert "`torch.os`" in said["q5"] and "flagged for your instructor" in said["q5"], said["q5"]
-    assert [flag.split(":")[0] for flag in result.flags] == ["q5"], result.flags
+    assert "caught 0 of" in said["q5"] and not result.flags, (said["q5"], result.flags)  # the review refuses torch.os
 
 
 def test_state_a_test_keeps_is_back_at_its_start_each_run_through_the_grader(tmp_path):
@@ -519,7 +527,7 @@ def test_knows_its_run_by_pid(impl):
 '''
 
 
-def test_position_dependent_tests_earn_nothing_through_the_grader(tmp_path, secret_order):
+def test_position_dependent_tests_earn_nothing_through_the_grader(tmp_path, secret_order, unreviewed):
     """Fifth reading A: a test failing on the fork's pid of a trial, learnt from a first submission (in its pid
     namespace the child's forks get the same pids each time), caught the first (real) mutant when it always
     ran first; so did a counter in a file or an mmap (those are now refused: test_outputs_kept_in_a_file_*,
@@ -569,8 +577,9 @@ def test_deepcopy(impl):
 '''
 
 
-def test_starting_a_process_or_copying_scores_zero_with_a_clear_message_through_the_grader(tmp_path):
-    """Fifth reading A and B: subprocess.run (q1: the review refuses it), _posixsubprocess.fork_exec, which raises
+def test_starting_a_process_or_copying_scores_zero_with_a_clear_message_through_the_grader(tmp_path, unreviewed):
+    """Fifth reading A and B, played without the review (which refuses q1-q3 first): subprocess.run (q1: the child's
+    refusal), _posixsubprocess.fork_exec, which raises
     no audit event (q2: the child's refusal), a thread (q3: RLIMIT_NPROC 0 in the trial's fork stops any
     process or thread, fork_exec from a fresh copy of its module too), copy.deepcopy of an object under test
     (q4: words naming load_state_dict); q5 keeps its marks."""
@@ -581,7 +590,7 @@ def test_starting_a_process_or_copying_scores_zero_with_a_clear_message_through_
     assert scores(result) == {"q1": 0.0, "q2": 0.0, "q3": 0.0, "q4": 0.0, "q5": 3.0}, said
     assert "subprocess" in said["q1"] and "starting a process is switched off in the grader" in said["q2"], said
     assert "can't start new thread" in said["q3"] and "load_state_dict" in said["q4"], said
-    assert {flag.split(":")[0] for flag in result.flags if flag.startswith("q")} == {"q1"}, result.flags  # and cell 1
+    assert any("subprocess" in flag for flag in result.flags), result.flags  # cell 1 (the review would zero q1 first)
 
 
 KEEPS = '''
@@ -622,7 +631,7 @@ def test_maps_a_file(impl):
 '''
 
 
-def test_outputs_kept_in_a_file_earn_nothing_through_the_grader(tmp_path):
+def test_outputs_kept_in_a_file_earn_nothing_through_the_grader(tmp_path, unreviewed):
     """Sixth reading A1: a test that appended what it saw to a file learnt the correct code's outputs by
     majority over the trials and earned 2.3-2.7 of 3 points (no expected value in its source, nothing flagged).
     Homework 3's child is now sealed (anatomy_grading/seal.py): writing the file fails on the correct
@@ -685,7 +694,7 @@ def test_counts_in_memory(impl):
 '''
 
 
-def test_a_pipe_or_memfd_made_before_the_trials_carries_nothing_through_the_grader(tmp_path):
+def test_a_pipe_or_memfd_made_before_the_trials_carries_nothing_through_the_grader(tmp_path, unreviewed):
     """The sealed child's other shared state: a pipe (q1) and a memfd (q2) made by the test's module in the child,
     which every trial's fork would inherit. Each fork now closes every descriptor the child did not open for it
     (trial.close_inherited), so using the pipe fails on the correct implementation, and the sealed child makes
@@ -758,7 +767,7 @@ def test_lowers_the_childs_priority(impl):
 '''
 
 
-def test_descriptors_signals_and_the_childs_state_carry_nothing_through_the_grader(tmp_path):
+def test_descriptors_signals_and_the_childs_state_carry_nothing_through_the_grader(tmp_path, unreviewed):
     """Seventh reading A1, through the trusted grader: every trial shared the child's stdout (the grader's log,
     read back with pread: q1), its stderr replaced by a memfd at cell level (q2), a memfd above the soft limit
     the cell set (q3), and could leave a signal pending in the child (q4) or change its priority (q5); the first
@@ -778,7 +787,7 @@ def test_descriptors_signals_and_the_childs_state_carry_nothing_through_the_grad
     assert result.flags == [], result.flags
 
 
-def test_a_run_cut_short_by_the_question_budget_names_the_budget_through_the_grader(tmp_path, monkeypatch):
+def test_a_run_cut_short_by_the_question_budget_names_the_budget_through_the_grader(tmp_path, monkeypatch, unreviewed):
     """Seventh reading A3: in the trusted grader a run cut short by what was left of the question's budget
     was worded as the run's own limit ("did not finish within 1 s"). With a question whose clock (2 x 7.5 s) is
     shorter than a run's (40 s), a test that waits hears of the question's clock; the others keep their marks."""
@@ -809,7 +818,7 @@ def test_a_thread_of_the_cell_leaves_no_room_for_a_run_through_the_grader(tmp_pa
 COUNTERS = (ROOT / "tests" / "counter_probe.py").read_text()
 
 
-def test_the_logs_size_and_the_childs_fault_count_carry_nothing_through_the_grader(tmp_path):
+def test_the_logs_size_and_the_childs_fault_count_carry_nothing_through_the_grader(tmp_path, unreviewed):
     """Ninth reading A1, through the trusted grader: every fork appended its output to the one log, whose size
     it could read (fstat), and each fork the child waited for added its page faults to the child's cminflt
     (/proc/1/stat), which the next fork could read; padding either to a residue carried an exact state, and
@@ -881,7 +890,7 @@ def test_reads_the_page_cache(impl):
 '''
 
 
-def test_a_fork_can_neither_leave_an_answer_for_the_next_nor_reply_for_the_child_through_the_grader(tmp_path):
+def test_a_fork_can_neither_leave_an_answer_for_the_next_nor_reply_for_the_child_through_the_grader(tmp_path, unreviewed):
     """Routes the ninth reading left open: every fork held the child's own channel to the grader, so one could
     write a question and leave its answer in the pipe for the next fork to read (a channel from trial to
     trial), or write a reply in the child's name. Trials now ask over a channel of their own (connection.py),
@@ -900,3 +909,30 @@ def test_a_fork_can_neither_leave_an_answer_for_the_next_nor_reply_for_the_child
     assert all("left a message in its channel to the grader" in said[q] for q in ("q1", "q2")), said
     assert all("it leaves a mark in the kernel that a later run could read" in said[q] for q in ("q3", "q5")), said
     assert "changed the grader's process itself" in said["q4"], said["q4"]
+
+
+def test_every_probe_of_the_runs_is_refused_by_the_review_first():
+    """The probes the tests above play without the review (`unreviewed`): with it, the grader's static review
+    (its allowlist) zeroes each one before anything runs, and flags it."""
+    from test_attention_tests_homework import DETECTORS
+    from anatomy.homework import messages
+    from anatomy.homework.attention_tests import review
+    from anatomy_grading.static import review as static_review
+    rules = {"q1": {"symbols": ["q1_tests"], "forbidden": [], "names": True, "flag": True, "zero": "{what} (cell {cell})",
+                    "review": "anatomy.homework.attention_tests.review", "why": "why_rules",
+                    "seen": {key: messages.CATALOGUE[key]["en"] for key in review.KEYS}}}
+    probes = {"DETECTORS": DETECTORS + "\n\ndef test_reaches_os(impl):\n    assert torch.os.sep == '/'\n", "WAKES": WAKES,
+              "PIDS": PIDS.format(seen="()"), "SPAWNS": SPAWNS, "KEEPS": KEEPS, "SHARED": SHARED, "ROUTES": ROUTES,
+              "COUNTERS": COUNTERS, "CHANNEL_PROBES": CHANNEL_PROBES,
+              "waits": "import select\n\n\ndef test_waits(impl):\n    select.select([], [], [], 100)\n"}
+    allowed = {"test_deepcopy",  # copy is allowed (the objects under test refuse to be copied, with words)
+               "test_counts_runs"}  # itertools.count in a global: allowed, and back at its start in every run's fork
+    for where, code in probes.items():
+        names = re.findall(r"^def (test_\w+)\(impl\)", code, re.M)
+        assert names, where
+        for name in names:
+            zero, flags = static_review([IMPORTS, code, f"q1_tests = [{name}]"], [IMPORTS], rules)
+            if name in allowed:
+                assert "q1" not in zero, (where, name, zero)
+                continue
+            assert "q1" in zero and any(flag.startswith("q1:") for flag in flags), (where, name, zero)

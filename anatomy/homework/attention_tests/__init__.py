@@ -20,7 +20,7 @@ implementation runs or reach outside the test; anatomy.homework.messages holds i
 and Korean.
 """
 from anatomy.homework import graded
-from anatomy.homework.attention_tests import checks, review
+from anatomy.homework.attention_tests import checks, review, suite_source
 from anatomy.homework.attention_tests.checks import PartialCredit
 from anatomy.homework.messages import language_of, say
 from anatomy.homework.attention_tests.mutants import MUTANTS, QUESTIONS
@@ -28,7 +28,7 @@ from anatomy.homework.attention_tests.mutation import Graded, grade_question, in
 from anatomy.homework.attention_tests.practice import practice
 from anatomy.homework.attention_tests.subject import build
 
-check_tests = graded(checks.knowing_modules(checks.check_tests))  # its review knows the tests' modules
+check_tests = graded(suite_source.knowing_modules(checks.check_tests))  # its review knows the tests' modules
 
 __all__ = ["MUTANTS", "QUESTIONS", "Graded", "PartialCredit", "check_tests", "build", "grade_question", "in_process", "language_of",
            "practice", "say"]

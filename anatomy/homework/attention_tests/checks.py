@@ -12,12 +12,10 @@ The score is partial: `PartialCredit.share` of the question's points (the grader
 """
 from __future__ import annotations
 
-import contextvars
-import functools
-import types
-from typing import Any, Callable, Iterable
+from typing import Any
 
-from anatomy.homework.attention_tests import clock, mutation, review, server_link, stand_in, state
+from anatomy.homework.attention_tests import clock, mutation, server_link, stand_in, state
+from anatomy.homework.attention_tests.suite_source import sources
 from anatomy.homework.attention_tests.mutation import TEST_SECONDS, grade_question, in_process
 from anatomy.homework.attention_tests.mutants import QUESTIONS
 from anatomy.homework.attention_tests.practice import checking
@@ -35,26 +33,6 @@ class PartialCredit(Feedback):
         self.share = share
 
 
-def modules_of(tests: Iterable[Any]) -> dict[str, str]:
-    """{name: module} for each name the tests' modules bind to a module (the check cell: their __globals__)."""
-    return {name: value.__name__ for test in tests for name, value in getattr(test, "__globals__", {}).items()
-            if isinstance(value, types.ModuleType)}
-
-
-def knowing_modules(check: Callable) -> Callable:
-    """`check(tests, ...)` whose review (forbidden) knows what the tests' module binds to modules."""
-    @functools.wraps(check)
-    def run(tests: Any, *args: Any, **kwargs: Any) -> Any:
-        try:
-            tests = list(tests)
-        except TypeError:  # not a list of tests: the check says so
-            return check(tests, *args, **kwargs)
-        context = contextvars.copy_context()  # the modules are known inside this call only
-        context.run(review.KNOWN.set, modules_of(tests))
-        return context.run(check, tests, *args, **kwargs)
-    return run
-
-
 def names_of(tests: Any) -> dict[str, Any]:
     """{a name: the test} for a list (or tuple) of test functions, local or the grader's proxies."""
     try:
@@ -67,19 +45,6 @@ def names_of(tests: Any) -> dict[str, Any]:
             raise Feedback("not_a_function", number=number, got=type(test).__name__)
         named[f"{getattr(test, '__name__', 'test')} (#{number})"] = test
     return named
-
-
-def sources(named: dict[str, Any]) -> str:
-    """The local tests' source, for review.forbidden (the grader's proxies: "", its static review did that)."""
-    import inspect
-    import textwrap
-    found = []
-    for test in named.values():
-        try:
-            found.append(textwrap.dedent(inspect.getsource(test)))
-        except (OSError, TypeError):  # a proxy, a builtin or a lambda typed at a prompt
-            pass
-    return "\n\n".join(found)
 
 
 def runner(named: dict[str, Any], seed: int = 0,

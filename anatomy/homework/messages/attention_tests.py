@@ -102,6 +102,23 @@ MESSAGES: dict[str, dict[str, str]] = {
     "seen_homework": {"en": "`{name}` (the homework's own module: tests may not use it)",
                       "ko": "`{name}` (과제 자체 모듈: 테스트에서 쓸 수 없음)"},
     "seen_syntax": {"en": "a syntax error (line {line}: {msg})", "ko": "문법 오류(줄 {line}: {msg})"},
+    "seen_module": {"en": "`{code}` (the module `{module}`)", "ko": "`{code}` (모듈 `{module}`)"},
+    "seen_name": {"en": "`{name}` (an object of the assignment or the notebook, such as the notebook's practice object "
+                        "`impl`: a test reads only the `impl` it receives)",
+                  "ko": "`{name}` (노트북의 연습용 객체 `impl`처럼 과제나 노트북 자체의 객체: 테스트는 자기가 받은 `impl`만 "
+                        "읽습니다)"},
+    "seen_torch": {"en": "`{code}` (`{module}` is not one of torch's tensor functions, `dtype`s or the names the rules list)",
+                   "ko": "`{code}` (`{module}`은(는) `torch`의 텐서 함수나 `dtype`, 규칙이 나열한 이름이 아닙니다)"},
+    "seen_module_value": {"en": "`{code}` (a module used as a value: write `{code}.name` where you use it)",
+                          "ko": "`{code}` (값으로 쓴 모듈: 쓰는 곳에서 `{code}.name`처럼 쓰세요)"},
+    "why_allowed": {"en": "a test may use only `torch` (its tensor functions and `dtype`s, with `torch.nn`, "
+                          "`torch.nn.functional`, `torch.nn.init`, `torch.testing`, `torch.linalg`, `torch.special`, "
+                          "`torch.fft`), `math`, `itertools`, `collections` (with `collections.abc`), `copy`, Python's "
+                          "plain built-ins and the names your own cells define",
+                    "ko": "테스트는 `torch`(텐서 함수와 `dtype`, 그리고 `torch.nn`, `torch.nn.functional`, `torch.nn.init`, "
+                          "`torch.testing`, `torch.linalg`, `torch.special`, `torch.fft`), `math`, `itertools`, "
+                          "`collections`(`collections.abc` 포함), `copy`, 파이썬의 기본 내장 함수, 그리고 여러분의 셀이 "
+                          "정의한 이름만 쓸 수 있습니다"},
     "why_detect": {"en": "a test may look only at what the implementation computes, never at which one runs",
                    "ko": "테스트는 구현이 계산한 결과만 볼 수 있으며, 어떤 구현이 실행되는지 알아내려 하면 안 됩니다"},
     "why_side_effects": {"en": "tests may not write files or start processes", "ko": "테스트는 파일을 쓰거나 프로세스를 시작할 수 없습니다"},
@@ -109,10 +126,10 @@ MESSAGES: dict[str, dict[str, str]] = {
                                "for your instructor",
                          "ko": "테스트가 {what}을(를) 사용합니다({cell}번 셀). {why}. 그래서 이 문제는 0점이며, 강사가 "
                                "검토하도록 표시되었습니다"},
-    "why_rules": {"en": "a test may look only at what the implementation computes, never at which one runs, "
-                        "and may not write files or start processes",
-                  "ko": "테스트는 구현이 계산한 결과만 볼 수 있으며, 어떤 구현이 실행되는지 알아내거나 파일을 쓰거나 "
-                        "프로세스를 시작하면 안 됩니다"},
+    "why_rules": {"en": "a test may use only the allowed modules and Python's plain built-ins, look only at what "
+                        "the implementation computes, never at which one runs, and may not write files or start processes",
+                  "ko": "테스트는 허용된 모듈과 파이썬의 기본 내장 함수만 쓸 수 있고, 구현이 계산한 결과만 볼 수 있으며, "
+                        "어떤 구현이 실행되는지 알아내거나 파일을 쓰거나 프로세스를 시작하면 안 됩니다"},
     "not_a_list": {"en": "the tests must be a list of functions [test_a, test_b, ...], got {got}",
                    "ko": "테스트는 함수의 리스트 [test_a, test_b, ...]여야 하는데 {got}을(를) 받았습니다"},
     "not_a_function": {"en": "item {number} of the list is not a function, got {got}",

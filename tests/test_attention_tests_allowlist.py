@@ -1,0 +1,242 @@
+"""Homework 3's review as an allowlist (anatomy/homework/attention_tests/allowed.py, review.py): a test may use the
+modules of ALLOWED, Python's plain built-ins and the names the student's cells define; everything else is refused,
+with no list of what is refused to keep up to date. Checked against the installed torch's own folder and source."""
+from __future__ import annotations
+
+import ast
+import importlib.util
+import re
+from pathlib import Path
+
+import pytest
+import torch
+
+from anatomy.homework import messages
+from anatomy.homework.attention_tests import allowed, review
+from anatomy_grading.static import review as static_review
+
+ROOT = Path(__file__).resolve().parent.parent
+TORCH = Path(importlib.util.find_spec("torch").origin).parent
+
+
+def test_every_module_of_torch_outside_the_allowlist_is_refused_and_every_allowed_one_passes():
+    """Read off torch's folder itself (not from allowed.py): every public submodule of torch, torch.nn and
+    torch.nn.functional's package that ALLOWED does not name is refused, whatever torch version is installed."""
+    assert all(allowed.refused_module(name) is None for name in allowed.ALLOWED)
+    found = {f"torch.{entry.name.removesuffix('.py')}" for entry in TORCH.iterdir()
+             if (entry / "__init__.py").is_file() or entry.suffix == ".py"}
+    found |= {f"torch.nn.{entry.name.removesuffix('.py')}" for entry in (TORCH / "nn").iterdir()
+              if (entry / "__init__.py").is_file() or entry.suffix == ".py"}
+    found -= {"torch.__init__", "torch.nn.__init__"}
+    assert len(found) > 60 and {"torch.utils", "torch.profiler", "torch.hub", "torch.nn.modules"} <= found
+    for name in sorted(found - set(allowed.ALLOWED)):
+        assert allowed.refused_module(f"{name}.anything") == name, name
+        assert review.forbidden(f"import torch\ndef test_x(impl):\n    return {name}.anything\n", {}), name
+
+
+def test_the_standard_library_torch_imports_is_refused_through_torch():
+    """torch/__init__.py imports os, sys, inspect, threading...: torch.os is a module of the standard library,
+    read off torch's source (the top-level imports), and refused; torch.select and torch.chunk are functions."""
+    tree = ast.parse((TORCH / "__init__.py").read_text())
+    imported = {a.asname or a.name.split(".")[0] for n in tree.body if isinstance(n, ast.Import) for a in n.names}
+    assert {"os", "sys"} <= imported
+    for name in sorted(imported - {"torch"}):
+        assert allowed.refused_module(f"torch.{name}.x") == f"torch.{name}", name
+    for function in ("select", "chunk", "trace", "softmax", "allclose"):
+        assert allowed.refused_module(f"torch.{function}") is None and callable(getattr(torch, function))
+
+
+def test_builtins_are_refused_unless_allowed():
+    import builtins
+    refused = {name for name in dir(builtins) if allowed.builtin_refused(name)}
+    assert not refused & {"hex", "oct", "bin", "ascii", "bytearray", "ValueError"}
+    assert {"open", "getattr", "hasattr", "setattr", "type", "id", "hash", "vars", "dir", "eval", "exec", "compile",
+            "input", "globals", "locals", "breakpoint", "help", "memoryview", "__import__", "BaseException",
+            "KeyboardInterrupt", "SystemExit", "GeneratorExit", "exit", "quit"} <= refused
+    assert not refused & (allowed.BUILTINS | {"ValueError", "AssertionError", "RuntimeError", "Exception", "StopIteration"})
+
+
+HONEST = """import copy
+import math
+import itertools
+from collections import Counter
+from collections.abc import Sequence
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+from torch.nn import functional
+from torch.testing import assert_close
+
+
+def reference(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    return torch.softmax(scores, -1) @ v
+
+
+def test_honest(impl):
+    input = torch.randn(2, 3, 8)
+    id, type, hash = 1, 2, 3
+    layer = nn.Linear(8, 8)
+    nn.init.zeros_(layer.bias)
+    for a, b in itertools.product(range(2), repeat=2):
+        assert Counter([a, b])[a] >= 1
+    out, weights = impl.attention(input, input, input)
+    assert_close(out, reference(input, input, input), atol=1e-5, rtol=0)
+    assert_close(out, F.scaled_dot_product_attention(input, input, input), atol=1e-5, rtol=0)
+    assert torch.linalg.norm(weights.sum(-1) - 1) < 1e-5 and functional.relu(torch.ones(1)).item() == 1
+    assert torch.select(weights, 0, 0).shape == (3, 3) and isinstance(out, torch.Tensor)
+    check = lambda x: copy.deepcopy(x)
+    assert isinstance([1], Sequence) and hex(16) == "0x10" and f"{weights.shape[-1]:d}" == "3"
+    assert "{} {0:.1f}".format(1.0) and torch.float32 in (torch.float32, torch.float64) and torch.pi > 3
+    try:
+        impl.causal_mask(-1)
+    except (ValueError, RuntimeError):
+        pass
+    print(id, type, hash, check, torch.special.expit(torch.zeros(1)), torch.fft.fft(torch.ones(2)))
+    super
+"""
+
+
+def test_an_honest_suite_using_what_is_allowed_is_not_refused():
+    assert review.forbidden(HONEST, {}) == []
+    modules = {"torch": "torch", "os": "os", "sys": "sys", "hw": "anatomy.homework.attention_tests"}  # the template's
+    assert review.forbidden(HONEST, modules) == []  # `impl` the parameter, not the global
+
+
+TEMPLATE = ["import torch\nimport otter\nfrom anatomy.homework import attention_tests as hw\n"
+            "grader = otter.Notebook('19.ipynb')\nimpl = hw.practice(None)\n"]
+QUESTIONS = {"q1": {"symbols": ["q1_tests"], "forbidden": [], "names": True, "flag": True, "zero": "{what} (cell {cell})",
+                    "review": "anatomy.homework.attention_tests.review", "why": "why_rules",
+                    "seen": {key: messages.CATALOGUE[key]["en"] for key in review.KEYS}}}
+
+
+@pytest.mark.parametrize("cell, zero", [
+    ("def test_x(impl):\n    assert grader is not None\n", "`grader` (an object of the assignment or the notebook"),
+    ("def test_x(ours):\n    assert impl.causal_mask(2).equal(ours.causal_mask(2))\n", "`impl` (an object of the assignment"),
+    ("import numpy as np\ndef test_x(impl):\n    assert np.ones(1)\n", "`np` (the module `numpy`)"),
+    ("def test_x(impl):\n    assert impl.causal_mask(2).all()\n", None),
+])
+def test_the_grader_refuses_what_the_assignment_binds_inside_a_test(cell, zero):
+    """The grader's static review (static.review with plan.SUITE's review): names the template's cells bind
+    (`grader`, `impl`) are not a test's; practice with them at a cell's top level is not refused nor flagged."""
+    practice = "mutant = hw.build('no_scale')\nprint(impl.causal_mask(2), mutant)\n"
+    cells = TEMPLATE + [practice, cell + "\nq1_tests = [test_x]\n"]
+    found, flags = static_review(cells, TEMPLATE, QUESTIONS)
+    assert (found.get("q1") is None) if zero is None else zero in found["q1"], found
+    assert not [f for f in flags if "cell 1" in f], flags
+
+
+def test_the_check_cell_reviews_helpers_and_what_the_tests_module_binds(tmp_path):
+    """The check cell (hw.check_tests) reads the tests' helpers (as the grader does) and knows what a global
+    from another module names: `Path` is pathlib's, a helper that reads the clock is refused."""
+    from anatomy.homework import attention_tests as hw
+    source = ("import time\nfrom pathlib import Path\nimport torch\n\n\ndef clock():\n    return time.monotonic()\n\n\n"
+              "def test_helper(impl):\n    assert clock() >= 0 and impl.causal_mask(2).all()\n\n\n"
+              "def test_path(impl):\n    assert Path('.') and impl.causal_mask(2).all()\n")
+    path = tmp_path / "probe_allowlist.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location("probe_allowlist", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    said = hw.check_tests.feedback([module.test_helper], question="q2")
+    assert "scores 0" in said and ("`.monotonic`" in said or "the module `time`" in said), said
+    said = hw.check_tests.feedback([module.test_path], question="q2")
+    assert "`Path` (the module `pathlib`)" in said, said
+
+
+def test_the_rules_in_the_notebook_and_the_message_name_every_allowed_module():
+    """Claims that cannot drift: notebook 19's rules (both editions) and the refusal's words (both languages)
+    name each module of allowed.ALLOWED, and no module the allowlist refuses."""
+    english = (ROOT / "instructor" / "19_homework_attention_tests.py").read_text()
+    korean = (ROOT / "notebooks" / "19_homework_attention_tests.ko.md").read_text()
+    texts = {"notebook": english, "Korean notebook": korean, **{f"message {lang}": messages.CATALOGUE["why_allowed"][lang]
+                                                                for lang in messages.LANGUAGES}}
+    for where, text in texts.items():
+        named = set(re.findall(r"`([\w.]+)`", text))
+        for module in set(allowed.ALLOWED) - {"__future__"}:
+            assert module in named, (where, module)
+    message = messages.CATALOGUE["why_allowed"]["en"]
+    assert all(allowed.refused_module(name) is None for name in re.findall(r"`([\w.]+)`", message) if name != "dtype")
+    for where, text in (("notebook", english), ("Korean notebook", korean)):
+        named = set(re.findall(r"`([\w.]+)`", text))
+        assert {f"torch.{name}" for name in allowed.TORCH} <= named, (where, {f"torch.{n}" for n in allowed.TORCH} - named)
+    plain = english[english.index("Python's plain built-ins ("):]
+    plain = plain[:plain.index("though a")]
+    yes, no = plain.split("; not ")
+    assert all(not allowed.builtin_refused(n) for n in re.findall(r"`(\w+)`", yes)), yes
+    assert all(allowed.builtin_refused(n) for n in re.findall(r"`(\w+)`", no)), no
+    for name in ("save", "load", "compile"):  # named as refused
+        assert f"`torch.{name}`" in english and allowed.refused_module(f"torch.{name}")
+
+
+MODULES = {"torch": "torch", "F": "torch.nn.functional", "nn": "torch.nn", "os": "os", "sys": "sys", "subprocess": "subprocess",
+           "time": "time", "math": "math", "hw": "anatomy.homework.attention_tests"}  # as the template's cells bind them
+ROUTES = {  # the fourteenth reading's routes past the first allowlist (review_19_fourteenth A1-A8), each refused now
+    "alias": ("def test_x(impl):\n    t = torch\n    return t.os.listdir('/proc/self')\n", "seen_module_value"),
+    "alias at the top": ("T = torch\ndef test_x(impl):\n    print(T.os.getcwd())\n", "seen_module_value"),
+    "a module passed": ("def test_x(impl):\n    return (lambda m: m.os)(torch.nn)\n", "seen_module_value"),
+    "__builtins__": ("def test_x(impl):\n    return __builtins__.open('/proc/self/stat').read()\n", "seen_private"),
+    "a comprehension's open": ("def test_x(impl):\n    [0 for open in ()]\n    return open('/proc/self/stat')\n", "seen_code"),
+    "a first iterable": ("def test_x(impl):\n    return [open for open in open('/proc/self/stat')]\n", "seen_code"),
+    "a class body's getattr": ("def test_x(impl):\n    class Shadow:\n        getattr = None\n    return getattr(impl, 'x')\n",
+                               "seen_code"),
+    "a method's type": ("def test_x(impl):\n    class C:\n        type = int\n        def m(self, obj):\n"
+                        "            return type(obj)\n    return C().m(impl)\n", "seen_code"),
+    "a lambda's os": ("def test_x(impl):\n    (lambda os, time: None)\n    return os.listdir('/proc'), time.time_ns()\n",
+                      "seen_module"),
+    "a lambda's impl": ("def test_x(ours):\n    (lambda impl: 0)\n    return impl.causal_mask(2)\n", "seen_name"),
+    "typing": ("import typing\ndef test_x(impl):\n    typing.get_type_hints(test_x)\n", "seen_module"),
+    "functools": ("import functools\ndef test_x(impl):\n    functools.update_wrapper({}, impl, assigned=('x',))\n",
+                  "seen_module"),
+    "match": ("def test_x(impl):\n    match test_x:\n        case object(__globals__=scope):\n            return scope\n",
+              "seen_code"),
+    "format fields": ("def test_x(impl):\n    g = (i for i in [1])\n    return '{0.gi_frame.f_back}'.format(g)\n", "seen_code"),
+    "format built": ("def test_x(impl):\n    return ('{0' + '.x}').format(impl)\n", "seen_code"),
+    "CompilationUnit": ("def test_x(impl):\n    return torch.CompilationUnit('def f(x: int) -> int:\\n    return x')\n",
+                        "seen_torch"),
+    "numpy": ("def test_x(impl):\n    torch.ones(3).numpy()\n", "seen_code"),
+    "a dunder method": ("class Spy(torch.Tensor):\n    def __torch_function__(cls, *args):\n        pass\n", "seen_private"),
+    "grader": ("def test_x(impl):\n    return grader\n", "seen_name"),
+}
+
+
+@pytest.mark.parametrize("route", list(ROUTES))
+def test_each_route_the_fourteenth_reading_found_is_refused(route):
+    source, key = ROUTES[route]
+    found = review.forbidden(source, MODULES)
+    assert key in {k for (k, _), _ in found}, found
+
+
+def test_the_course_s_own_device_and_a_student_s_redefinition_are_not_refused():
+    """Fourteenth reading A7: `device` (the template's setup binds it, every notebook uses it) is data, not the
+    assignment's object; a student who binds `grader` in their own cell owns the name."""
+    assert review.forbidden("def test_x(impl):\n    return torch.ones(2, device=device)\n", MODULES) == []
+    assert review.forbidden("def test_x(impl):\n    return grader\n", MODULES, own={"grader"}) == []
+
+
+def test_the_review_fails_closed_where_a_module_s_source_cannot_be_read(monkeypatch):
+    """Fourteenth reading B2: without torch's files, nothing inside torch is allowed (before: everything)."""
+    monkeypatch.setattr(allowed, "source_of", lambda dotted: None)
+    allowed.submodules.cache_clear()
+    allowed.torch_names.cache_clear()
+    try:
+        assert allowed.refused_module("torch.utils.x") == "torch.utils" and allowed.refused_module("torch.randn")
+        assert allowed.refused_module("copy.weakref.ref") == "copy.weakref"  # a pure-Python module's, unread
+        assert allowed.refused_module("math.sqrt") is None  # compiled: no Python source, no submodule
+    finally:
+        allowed.submodules.cache_clear()
+        allowed.torch_names.cache_clear()
+
+
+def test_torch_s_own_names_are_its_tensor_functions_read_off_its_stubs():
+    """torch.X is allowed where torch's own stub lists X as a tensor function, or X is a dtype or allowed.TORCH:
+    checked against the live torch (dir(torch)), so a name bound by `from ... import` in torch is judged too."""
+    names = allowed.torch_names()
+    for name in ("randn", "softmax", "allclose", "tril", "einsum", "cat", "float32", "bool", "Tensor", "no_grad"):
+        assert name in names and allowed.refused_module(f"torch.{name}") is None, name
+    for name in ("save", "load", "compile", "CompilationUnit", "Event", "Generator", "set_rng_state", "jit", "ops",
+                 "classes", "cpp", "library", "hub", "from_dlpack", "UntypedStorage"):
+        assert hasattr(torch, name) and allowed.refused_module(f"torch.{name}.x"), name
+    live = {n for n in dir(torch) if not n.startswith("_")}
+    assert len(live & names) > 600 and len(live - names) > 200  # most of torch is tensor functions; much is not
