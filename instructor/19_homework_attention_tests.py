@@ -87,7 +87,8 @@
 #   not use a module as a value (`m = torch.nn`: write `torch.nn.Linear` where you use it), an attribute or
 #   a name starting with `_` other than `__init__` and `__name__` (also where a string names one:
 #   `"{0._x}".format(obj)`), a frame's or code object's attributes (`.gi_frame`, `.f_back`), a tensor's ways
-#   out of torch (`.numpy()`, `.storage()`, `.untyped_storage()`, `.share_memory_()`, `torch.from_file`),
+#   out of torch (`.numpy()`, `.storage()`, `.untyped_storage()`, `.share_memory_()`, `torch.from_file`, a
+#   module's `.compile()` and `.share_memory()`),
 #   `str.format` but on a literal string with plain fields (`"{} {0:.3f}".format(...)`; f-strings are fine), a
 #   `match` statement, nor keep state from one run to the next (a mutable default argument, a list or dict
 #   outside the test that it changes). Call `impl.attention(...)`, never `getattr(impl, "attention")`. The

@@ -198,7 +198,38 @@ ROUTES = {  # the fourteenth reading's routes past the first allowlist (review_1
     "numpy": ("def test_x(impl):\n    torch.ones(3).numpy()\n", "seen_code"),
     "a dunder method": ("class Spy(torch.Tensor):\n    def __torch_function__(cls, *args):\n        pass\n", "seen_private"),
     "grader": ("def test_x(impl):\n    return grader\n", "seen_name"),
+    # the fifteenth reading's (review_19_fifteenth A1-A6)
+    "a class body's eval": ("def test_x(impl):\n    eval = None\n    class C:\n        clock = eval('1')\n        eval = None\n"
+                            "    return C.clock\n", "seen_code"),
+    "F.grad": ("def test_x(impl):\n    g = F.grad\n    return g.torch.os.times()\n", "seen_module"),
+    "two format fields": ("def test_x(impl):\n    def walk():\n        yield '{0.gi_frame.f_back.f_locals}{0.__name__}'.format(step)\n"
+                          "    step = walk()\n    return next(step)\n", "seen_code"),
+    "a format field from __init__": ("def test_x(impl):\n    return '{0.__init__.__globals__}'.format(impl)\n", "seen_code"),
+    "a walrus's open": ("F2 = [lambda: open for _ in [0] if True or (open := 0)]\ndef test_x(impl):\n    return F2[0]()\n",
+                        "seen_code"),
+    "Module.compile": ("def test_x(impl):\n    nn.Linear(2, 2).compile(backend=print)\n", "seen_code"),
+    "Module.share_memory": ("def test_x(impl):\n    nn.Linear(2, 2).share_memory()\n", "seen_code"),
+    "from torch import from_file": ("from torch import from_file\n", "seen_code"),
+    "nonlocal": ("def test_x(impl):\n    n = 0\n    def f():\n        nonlocal n\n    f()\n", "seen_code"),
+    "display": ("def test_x(impl):\n    display(impl)\n", "seen_name"),
+    "Out": ("def test_x(impl):\n    return Out\n", "seen_name"),
 }
+
+
+@pytest.mark.parametrize("attribute", ["numpy", "storage", "untyped_storage", "share_memory_", "share_memory", "tofile",
+                                       "from_file", "compile", "f_back", "f_globals", "f_locals", "tb_frame", "tb_next",
+                                       "gi_frame", "cr_frame", "ag_frame", "co_code", "gi_code"])
+def test_a_tensor_s_ways_out_and_frames_are_refused_on_any_value(attribute):
+    assert review.forbidden(f"def test_x(impl):\n    return torch.ones(1).{attribute}\n", MODULES), attribute
+
+
+def test_a_name_the_student_s_own_cell_binds_is_theirs_in_the_grader():
+    """`own` through the grader's static review: the student's cell binds `grader`, a test may read it."""
+    cells = TEMPLATE + ["grader = 3\n\ndef test_x(impl):\n    assert grader == 3 and impl.causal_mask(2).all()\n\nq1_tests = [test_x]\n"]
+    found, _ = static_review(cells, TEMPLATE, QUESTIONS)
+    assert "q1" not in found, found
+    found, _ = static_review(TEMPLATE + ["def test_x(impl):\n    assert grader\n\nq1_tests = [test_x]\n"], TEMPLATE, QUESTIONS)
+    assert "q1" in found, found
 
 
 @pytest.mark.parametrize("route", list(ROUTES))

@@ -282,8 +282,8 @@ REFUSALS = [  # (a test's source, what the English refusal names)
     ("getattr = getattr\ndef test_x(impl):\n    getattr(impl, 'x')\n", "`getattr`"),
     ("def test_x(impl):\n    return id(impl)\n", "`id`"),
     ("import operator\ndef test_x(impl):\n    operator.attrgetter('_bug')(impl.KVCache())\n", "private attribute `._bug`"),
-    ("def test_x(impl):\n    assert '{0._bug}'.format(impl.KVCache())\n", "private attribute `._bug`"),
-    ("def test_x(impl):\n    '{0.__closure__[0].cell_contents}'.format(impl.attention)\n", "`.__closure__`"),
+    ("def test_x(impl):\n    assert '{0._bug}'.format(impl.KVCache())\n", "`.format`"),  # fields reading attributes
+    ("def test_x(impl):\n    '{0.__closure__[0].cell_contents}'.format(impl.attention)\n", "`.format`"),
     ("from operator import methodcaller as m\ndef test_x(impl):\n    m('__getstate__')(impl.KVCache())\n", "the module `operator`"),
     ("def test_x(impl):\n    assert hw.build(None).causal_mask(2).equal(impl.causal_mask(2))\n", "`hw` (the homework's own module"),
     ("def test_x(impl):\n    from anatomy.homework import attention_tests\n", "from anatomy.homework import"),

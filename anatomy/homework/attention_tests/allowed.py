@@ -75,9 +75,15 @@ def submodules(dotted: str) -> frozenset[str] | None:
         tree = ast.parse(path.read_text(encoding="utf-8"))
     except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
         return None
+    package = dotted if path.name == "__init__.py" else dotted.rpartition(".")[0]
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found |= {alias.asname or alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):  # `from torch.nn import grad`: F.grad is the module torch.nn.grad
+            base = node.module or "" if not node.level else ".".join(
+                [*package.split(".")[:len(package.split(".")) - node.level + 1], *([node.module] if node.module else [])])
+            found |= {alias.asname or alias.name for alias in node.names
+                      if alias.name != "*" and source_of(f"{base}.{alias.name}") is not None}
     return frozenset(found)
 
 

@@ -20,8 +20,10 @@ def sibling(name: str):
 
 
 allowed, scopes = sibling("allowed"), sibling("scopes")
-ATTRIBUTES = ("numpy", "storage", "untyped_storage", "share_memory_", "from_file", "tofile")  # on any value: the
-# ways out of torch's tensors (x.numpy() brings numpy's files and clocks; torch.from_file reads any file)
+ATTRIBUTES = ("numpy", "storage", "untyped_storage", "share_memory_", "share_memory", "from_file", "tofile",
+              "compile")  # on any value: the
+# ways out of torch's tensors and modules (x.numpy() brings numpy's files and clocks; torch.from_file reads any
+# file; module.compile(backend=f) hands f the graph, torch inside; module.share_memory() shares memory across runs)
 DUNDERS = {"__init__", "__name__"}  # the only __dunder__ attributes a test may use (super().__init__(), f.__name__)
 FRAME = re.compile(r"(f|tb|gi|cr|ag|co)_[a-z]+")  # a frame's, traceback's, generator's or code object's insides
 HOMEWORK = ("anatomy.homework", "anatomy_grading")  # the homework's module (`hw`): a test in the grader has none
@@ -89,8 +91,7 @@ def judge_attribute(node: ast.Attribute, is_base: bool, imported: dict[str, str]
     elif node.attr in ATTRIBUTES:
         refuse("seen_code", "why_allowed", code=f"`.{node.attr}`")
     elif node.attr in ("format", "format_map") and not (isinstance(node.value, ast.Constant) and node.attr == "format"
-                                                        and (PLAIN_FIELDS.fullmatch(str(node.value.value))
-                                                             or FIELD.search(str(node.value.value)))):  # named below
+                                                        and PLAIN_FIELDS.fullmatch(str(node.value.value))):
         refuse("seen_code", "why_detect", code=f"`.{node.attr}`")  # "{0.gi_frame}".format(g) reads attributes
     elif isinstance(node.ctx, (ast.Store, ast.Del)) and on_module:
         refuse("seen_state", "why_detect", code=ast.unparse(node)[:60])

@@ -28,8 +28,10 @@ FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 def function_locals(tree: ast.AST) -> dict[int, frozenset[str]]:
     """{id(node): the names local to the functions around it}, by Python's own scopes: a test's own variable
     called `input` or `id` is its own; at the top level a builtin's name is the builtin (`getattr = getattr`); a
-    comprehension's variable is its own alone (`[0 for open in ()]` leaves `open` the builtin), and a class body's
-    names are no one's local (neither its methods' nor the function around it). A function's defaults, annotations
+    comprehension's variable is its own alone (`[0 for open in ()]` leaves `open` the builtin), a class body's
+    names are no one's local (neither its methods' nor the function around it), and where a class body assigns a name
+    it reads it from the class, the globals or the builtins, never from the function around it; a walrus's name is
+    nobody's local (it binds a scope further out, and may never run). A function's defaults, annotations
     and decorators, a class's bases and a comprehension's first iterable belong to the scope around them."""
     found: dict[int, frozenset[str]] = {}
     stack: list[tuple[ast.AST, frozenset[str]]] = [(tree, frozenset())]
@@ -64,10 +66,13 @@ def function_locals(tree: ast.AST) -> dict[int, frozenset[str]]:
             else:
                 nodes.append(node)
                 body += list(ast.iter_child_nodes(node))
+        walrus = {id(n.target) for n in nodes if isinstance(n, ast.NamedExpr)}  # binds the scope around: never a local
+        stored = {n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and id(n) not in walrus}
         own = outer
-        if isinstance(scope, FUNCTIONS + COMPREHENSIONS):  # the top level's and a class body's names are no local
-            own = outer | {n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-            own |= {n.arg for n in nodes if isinstance(n, ast.arg)}
+        if isinstance(scope, FUNCTIONS + COMPREHENSIONS):  # the top level's names are no local
+            own = outer | stored | {n.arg for n in nodes if isinstance(n, ast.arg)}
+        elif isinstance(scope, ast.ClassDef):  # a name the class body assigns is read there from the class, the
+            own = outer - stored - {n.id for n in nodes if isinstance(n, ast.Name) and id(n) in walrus}  # globals, builtins
         found.update((id(n), own) for n in nodes)
         stack += [(f, outer if isinstance(scope, ast.ClassDef) else own) for f in nested]
     return found

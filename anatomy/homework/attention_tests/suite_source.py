@@ -45,8 +45,9 @@ def knowing_modules(check: Callable) -> Callable:
 def exported(value: Any) -> str:
     """The name an allowed module gives `value` (torch.testing.assert_close, defined in a private module), else
     where it is defined (pathlib.Path, torch.serialization.save)."""
-    for module in allowed.ALLOWED:
-        if getattr(sys.modules.get(module), value.__name__, None) is value:
+    for module in allowed.ALLOWED:  # and defined in its package (typing.Optional is also torch.nn.functional's)
+        if getattr(sys.modules.get(module), value.__name__, None) is value \
+                and str(getattr(value, "__module__", "")).split(".")[0] == module.split(".")[0]:
             return f"{module}.{value.__name__}"
     return f"{value.__module__}.{getattr(value, '__qualname__', value.__name__)}"
 
