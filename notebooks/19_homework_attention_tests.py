@@ -155,7 +155,8 @@
 #   anything runs, and it goes by what is **allowed**: your tests and the helpers they call may use only
 #   `torch` (with `torch.nn`, `torch.nn.functional`, `torch.nn.init`, `torch.testing`, `torch.linalg`,
 #   `torch.special` and `torch.fft`; its other modules, `torch.utils` or `torch.autograd` say, are refused),
-#   `math`, `itertools`, `collections` (with `collections.abc`) and `copy`; of `torch` itself, its tensor
+#   `math`, `itertools`, `collections` (with `collections.abc`) and `copy` (`copy.copy` and `copy.deepcopy`);
+#   of `torch` itself, its tensor
 #   functions (`torch.randn`, `torch.softmax`, `torch.allclose`, ...: the functions torch lists in its own
 #   stubs), its `dtype`s and `torch.Tensor`, `torch.Size`, `torch.dtype`, `torch.device`, `torch.finfo`,
 #   `torch.iinfo`, `torch.no_grad`, `torch.enable_grad`, `torch.inference_mode`, `torch.set_grad_enabled`,
@@ -171,7 +172,8 @@
 #   without `hw`: compare with references, never with `hw.build(None)`). Within what is allowed a test may also
 #   not use a module as a value (`m = torch.nn`: write `torch.nn.Linear` where you use it), an attribute or
 #   a name starting with `_` other than `__init__` and `__name__` (also where a string names one:
-#   `"{0._x}".format(obj)`), a frame's or code object's attributes (`.gi_frame`, `.f_back`), a tensor's ways
+#   `"{0._x}".format(obj)`), a frame's or code object's attributes (`.gi_frame`, `.f_back`), a class's
+#   `.mro()`, a tensor's ways
 #   out of torch (`.numpy()`, `.storage()`, `.untyped_storage()`, `.share_memory_()`, `torch.from_file`, a
 #   module's `.compile()` and `.share_memory()`),
 #   `str.format` but on a literal string with plain fields (`"{} {0:.3f}".format(...)`; f-strings are fine), a

@@ -213,6 +213,16 @@ ROUTES = {  # the fourteenth reading's routes past the first allowlist (review_1
     "nonlocal": ("def test_x(impl):\n    n = 0\n    def f():\n        nonlocal n\n    f()\n", "seen_code"),
     "display": ("def test_x(impl):\n    display(impl)\n", "seen_name"),
     "Out": ("def test_x(impl):\n    return Out\n", "seen_name"),
+    # the sixteenth reading's (review_19_sixteenth A1, A2): every way a class body binds a name, .mro(), copy's others
+    "a class body's except-as": ("def test_x(impl):\n    open = None\n    class C:\n        r = open('/x')\n        try:\n"
+                                 "            pass\n        except ValueError as open:\n            pass\n", "seen_code"),
+    "a class body's del": ("def test_x(impl):\n    eval = None\n    class C:\n        r = eval('1')\n        del eval\n", "seen_code"),
+    "a class body's def": ("def test_x(impl):\n    open = None\n    class C:\n        r = open('/x')\n        def open(self):\n"
+                           "            pass\n", "seen_code"),
+    "a class body's class": ("def test_x(impl):\n    eval = None\n    class C:\n        r = eval('1')\n        class eval:\n"
+                             "            pass\n", "seen_code"),
+    ".mro()": ("def test_x(impl):\n    try:\n        pass\n    except ValueError.mro()[-2]:\n        pass\n", "seen_code"),
+    "copy.dispatch_table": ("import copy\ndef test_x(impl):\n    return copy.dispatch_table\n", "seen_torch"),
 }
 
 
@@ -271,3 +281,14 @@ def test_torch_s_own_names_are_its_tensor_functions_read_off_its_stubs():
         assert hasattr(torch, name) and allowed.refused_module(f"torch.{name}.x"), name
     live = {n for n in dir(torch) if not n.startswith("_")}
     assert len(live & names) > 600 and len(live - names) > 200  # most of torch is tensor functions; much is not
+
+
+def test_a_hook_filling_a_list_its_own_test_made_keeps_no_state():
+    """Fifteenth reading A8: a nested forward hook appending to a list the test itself made was refused as state
+    kept between runs; the list is made anew on every run. A list outside every function still is state kept."""
+    hook = ("def test_x(impl):\n    captured = []\n    def hook(module, args, output):\n        captured.append(output)\n"
+            "    layer = nn.Linear(2, 2)\n    layer.register_forward_hook(hook)\n    layer(torch.ones(1, 2))\n"
+            "    assert len(captured) == 1\n")
+    assert review.forbidden(hook, MODULES) == []
+    kept = "CAPTURED = []\ndef test_x(impl):\n    def hook(module, args, output):\n        CAPTURED.append(output)\n"
+    assert any(key == "seen_state" for (key, _), _ in review.forbidden(kept, MODULES))

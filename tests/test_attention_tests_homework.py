@@ -274,7 +274,7 @@ REFUSALS = [  # (a test's source, what the English refusal names)
     ("def test_x(impl):\n    global CALLS\n", "global CALLS"),
     ("def test_x(impl):\n    open('out.txt', 'w').write('x')\n", "`open`"),
     ("import subprocess\ndef test_x(impl):\n    subprocess.run(['ls'])\n", "the module `subprocess`"),
-    ("import torch\ndef test_x(impl):\n    torch.save(impl, 'x.pt')\n", "`torch.save` (`torch.save` is not one of torch's"),
+    ("import torch\ndef test_x(impl):\n    torch.save(impl, 'x.pt')\n", "`torch.save` (`torch.save` is not among the names the rules allow"),
     ("import torch\ndef test_x(impl):\n    t = torch\n", "`torch` (a module used as a value"),
     ("def test_x(impl):\n    assert impl.KVCache().__getstate__()\n", "`.__getstate__`"),
     ("def test_x(impl, seen=[]):\n    seen.append(1)\n", "state kept"),
@@ -293,7 +293,7 @@ REFUSALS = [  # (a test's source, what the English refusal names)
     ("def test_x(impl):\n    import torch.os\n", "`import torch.os` (the module `torch.os`)"),
     ("import torch\ndef test_x(impl):\n    torch.utils.benchmark.Timer\n", "`torch.utils` (the module `torch.utils`)"),
     ("import torch\ndef test_x(impl):\n    torch.from_file('/proc/self/stat', size=8)\n", "`.from_file`"),
-    ("from torch import load\ndef test_x(impl):\n    load('x.pt')\n", "`load` (`torch.load` is not one of torch's"),
+    ("from torch import load\ndef test_x(impl):\n    load('x.pt')\n", "`load` (`torch.load` is not among the names the rules allow"),
     ("from torch import *\n", "`from torch import *`"),
     ("def test_x(impl):\n    return type(impl)\n", "`type`"),
     ("input = 3\ndef test_x(impl):\n    return input\n", "`input`"),  # a builtin's name outside a function

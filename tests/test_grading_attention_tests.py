@@ -415,7 +415,7 @@ def test_strings_reading_private_names_and_hw_are_refused_honest_add_is_not(tmp_
     result = graded(tmp_path, reference_code() + "\n" + STRING_CHEATS, lists)
     said, got = outputs(result), scores(result)
     assert got == {"q1": 0.0, "q2": 0.0, "q3": 0.0, "q4": 0.0, "q5": 3.0}, said
-    assert "`._bug`" in said["q1"] and "`.__closure__`" in said["q2"], said
+    assert "`._bug`" in said["q1"] and "`.format`" in said["q2"], said  # format fields reading attributes
     assert "test_never (#1)" in said["q3"] and "function (#1)" not in said["q3"], said["q3"]
     assert "`hw` (the homework's own module" in said["q4"] and "unpack" not in said["q4"], said["q4"]
     assert {flag.split(":")[0] for flag in result.flags} == {"q1", "q2", "q4"}, result.flags

@@ -15,6 +15,7 @@ from pathlib import Path
 
 ALLOWED = ("torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.testing", "torch.linalg", "torch.special",
            "torch.fft", "math", "itertools", "collections", "collections.abc", "copy", "__future__")
+NAMES = {"copy": ("copy", "deepcopy")}  # what a test may use of these modules (copy.dispatch_table hands out type)
 TORCH = ("Tensor", "Size", "dtype", "device", "finfo", "iinfo", "no_grad", "enable_grad", "inference_mode",
          "set_grad_enabled", "manual_seed", "get_default_dtype", "set_default_dtype", "is_tensor", "pi", "e", "inf",
          "nan", "newaxis")  # torch's own names beside its tensor functions and dtypes (torch_names)
@@ -126,6 +127,8 @@ def refused_module(dotted: str) -> str | None:
         if inside is None:  # its source cannot be read: nothing inside it is allowed
             return f"{prefix}.{part}"
         if part not in inside:
+            if prefix in NAMES and part not in NAMES[prefix]:
+                return f"{prefix}.{part}"
             return f"torch.{part}" if prefix == "torch" and part not in torch_names() else None
         prefix = f"{prefix}.{part}"
         if prefix not in ALLOWED:

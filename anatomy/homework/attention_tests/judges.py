@@ -21,14 +21,15 @@ def sibling(name: str):
 
 allowed, scopes = sibling("allowed"), sibling("scopes")
 ATTRIBUTES = ("numpy", "storage", "untyped_storage", "share_memory_", "share_memory", "from_file", "tofile",
-              "compile")  # on any value: the
-# ways out of torch's tensors and modules (x.numpy() brings numpy's files and clocks; torch.from_file reads any
-# file; module.compile(backend=f) hands f the graph, torch inside; module.share_memory() shares memory across runs)
+              "compile", "mro")  # on any value: the ways out of torch's tensors and modules (x.numpy() brings numpy's
+# files and clocks; torch.from_file reads any file; module.compile(backend=f) hands f the graph, torch inside;
+# module.share_memory() shares memory across runs), and a class's .mro(), which hands out BaseException and object
 DUNDERS = {"__init__", "__name__"}  # the only __dunder__ attributes a test may use (super().__init__(), f.__name__)
 FRAME = re.compile(r"(f|tb|gi|cr|ag|co)_[a-z]+")  # a frame's, traceback's, generator's or code object's insides
 HOMEWORK = ("anatomy.homework", "anatomy_grading")  # the homework's module (`hw`): a test in the grader has none
 FIELD = re.compile(r"\{[^{}]*?\.(_\w+)")  # a format field reading a private attribute: "{0._x}", "{0.__closure__}"
 PLAIN_FIELDS = re.compile(r"([^{}]|\{\{|\}\}|\{\w*(![rsa])?(:[^{}]*)?\})*")  # "{}", "{0}", "{name:.3f}": no attribute
+
 
 def judge_import(node: ast.Import | ast.ImportFrom, in_function: bool, refuse) -> None:
     """Inside a function an import runs in the test's run: what it names must be allowed. Anywhere: no `*` (it binds

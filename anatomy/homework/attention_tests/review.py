@@ -83,7 +83,7 @@ def forbidden(source: str, modules: dict[str, str] | None = None,
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             if node.name.startswith("__") and node.name not in DUNDERS:  # __torch_function__, __reduce_ex__
                 refuse("seen_private", "why_detect", attr=node.name)
-            for what in scopes.kept(node, imported):
+            for what in scopes.kept(node, imported, local.get(id(node), frozenset())):
                 refuse("seen_state", "why_detect", code=what)
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and (name := private_path(node.value, reaches)):
             refuse("seen_private_string" if name.startswith("_") else "seen_module_string", "why_detect", attr=name,

@@ -67,15 +67,24 @@ def function_locals(tree: ast.AST) -> dict[int, frozenset[str]]:
                 nodes.append(node)
                 body += list(ast.iter_child_nodes(node))
         walrus = {id(n.target) for n in nodes if isinstance(n, ast.NamedExpr)}  # binds the scope around: never a local
-        stored = {n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and id(n) not in walrus}
+        stored = bound_here(nodes, nested, walrus)
         own = outer
         if isinstance(scope, FUNCTIONS + COMPREHENSIONS):  # the top level's names are no local
             own = outer | stored | {n.arg for n in nodes if isinstance(n, ast.arg)}
         elif isinstance(scope, ast.ClassDef):  # a name the class body assigns is read there from the class, the
             own = outer - stored - {n.id for n in nodes if isinstance(n, ast.Name) and id(n) in walrus}  # globals, builtins
-        found.update((id(n), own) for n in nodes)
+        found.update((id(n), own) for n in nodes + nested)  # a def, lambda or class: the names around it
         stack += [(f, outer if isinstance(scope, ast.ClassDef) else own) for f in nested]
     return found
+
+
+def bound_here(nodes: list[ast.AST], nested: list[ast.AST], walrus: set[int]) -> set[str]:
+    """Every name a scope binds, in each of Python's ways: assigned or deleted (`x = `, `for x`, `with ... as x`,
+    `del x`), caught (`except E as x`), imported, or defined (`def x`, `class x`); a walrus's name aside."""
+    found = {n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)) and id(n) not in walrus}
+    found |= {n.name for n in nodes if isinstance(n, ast.ExceptHandler) and n.name}
+    found |= {(a.asname or a.name).split(".")[0] for n in nodes if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
+    return found | {n.name for n in nested if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
 
 
 def dotted(node: ast.AST) -> str | None:  # "torch.utils.benchmark" for a chain of names alone, else None
@@ -92,10 +101,12 @@ def root_of(node: ast.AST) -> str | None:  # the name a chain starts from (torch
     return node.id if isinstance(node, ast.Name) else None
 
 
-def kept(function: ast.FunctionDef | ast.AsyncFunctionDef, imported: Iterable[str] = frozenset()) -> list[str]:
+def kept(function: ast.FunctionDef | ast.AsyncFunctionDef, imported: Iterable[str] = frozenset(),
+         around: Iterable[str] = frozenset()) -> list[str]:
     """What `function` keeps between calls: a mutable default, or a container it changes but did not create
-    (SEEN.append(out), FIRST[key] = out); a method of an `imported` module or its class (torch.add) is none."""
-    own = {n.id for n in ast.walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    (SEEN.append(out), FIRST[key] = out); a method of an `imported` module or its class (torch.add) is none, nor a
+    container local to a function `around` it (a hook filling the list its own test made: made anew each run)."""
+    own = set(around) | {n.id for n in ast.walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     own |= {a.arg for a in function.args.posonlyargs + function.args.args + function.args.kwonlyargs}
     found = [f"{function.name}(... = {ast.unparse(d)})" for d in function.args.defaults + function.args.kw_defaults
              if isinstance(d, (ast.List, ast.Dict, ast.Set, ast.Call, ast.ListComp, ast.DictComp, ast.SetComp))]

@@ -107,8 +107,10 @@ MESSAGES: dict[str, dict[str, str]] = {
                         "`impl`: a test reads only the `impl` it receives)",
                   "ko": "`{name}` (노트북의 연습용 객체 `impl`처럼 과제나 노트북 자체의 객체: 테스트는 자기가 받은 `impl`만 "
                         "읽습니다)"},
-    "seen_torch": {"en": "`{code}` (`{module}` is not one of torch's tensor functions, `dtype`s or the names the rules list)",
-                   "ko": "`{code}` (`{module}`은(는) `torch`의 텐서 함수나 `dtype`, 규칙이 나열한 이름이 아닙니다)"},
+    "seen_torch": {"en": "`{code}` (`{module}` is not among the names the rules allow: of `torch` its tensor functions, "
+                         "`dtype`s and the names listed, of `copy` `copy.copy` and `copy.deepcopy`)",
+                   "ko": "`{code}` (`{module}`은(는) 규칙이 허용한 이름이 아닙니다: `torch`에서는 텐서 함수, `dtype`, 나열한 이름, "
+                         "`copy`에서는 `copy.copy`와 `copy.deepcopy`만 됩니다)"},
     "seen_module_value": {"en": "`{code}` (a module used as a value: write `{code}.name` where you use it)",
                           "ko": "`{code}` (값으로 쓴 모듈: 쓰는 곳에서 `{code}.name`처럼 쓰세요)"},
     "why_allowed": {"en": "a test may use only `torch` (its tensor functions and `dtype`s, with `torch.nn`, "
