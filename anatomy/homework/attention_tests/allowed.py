@@ -1,8 +1,10 @@
-"""What a homework-3 test may use (review.py reads its source against this): the modules of ALLOWED and Python's
-BUILTINS. A submodule counts as a module of its own, allowed only where ALLOWED names it: whether `torch.utils`
-or `torch.os` is a module is read off the installed package (its folder, and the imports of its source) without
-importing it, so a torch upgrade's new submodules are refused with no list to keep. Standard library only (the
-grader's review process has no torch). Taught with: notebook 19_homework_attention_tests.
+"""What a homework-3 test may use (review.py reads its source against this): the modules of ALLOWED (of `copy` only
+NAMES), of `torch` itself its tensor functions and dtypes (torch_names, read off torch's own stubs) and TORCH, and
+Python's BUILTINS. A submodule counts as a module of its own, allowed only where ALLOWED names it: whether `torch.utils`,
+`torch.os` or `F.grad` is a module is read off the installed package (its folder, and the imports of its source)
+without importing it, so a torch upgrade's new submodules and functions are judged with no list to keep; where a
+source cannot be read, nothing inside it is allowed. Standard library only (the grader's review process has no
+torch). Taught with: notebook 19_homework_attention_tests.
 """
 from __future__ import annotations
 
@@ -35,28 +37,33 @@ def builtin_refused(name: str) -> bool:
 
 
 @functools.lru_cache(maxsize=None)
-def source_of(dotted: str) -> Path | None:
-    """The installed source file of module `dotted` (a package's __init__.py), found without importing it."""
-    root, *parts = dotted.split(".")
+def origin_of(root: str) -> str | None:
+    """Where the top-level module `root` comes from ("built-in", a file), found without importing it; None if absent."""
     try:
         spec = importlib.util.find_spec(root)  # a top-level name: finds, imports nothing
     except (ImportError, ValueError):
         return None
-    if spec is None or spec.origin in (None, "built-in", "frozen"):
+    return None if spec is None else spec.origin
+
+
+@functools.lru_cache(maxsize=None)
+def source_of(dotted: str) -> Path | None:
+    """The installed source file of module `dotted` (a package's __init__.py), found without importing it."""
+    root, *parts = dotted.split(".")
+    origin = origin_of(root)
+    if origin in (None, "built-in", "frozen"):
         return None
-    path = Path(spec.origin)
+    path = Path(origin)
     for part in parts:  # down to the module's own file: a package's __init__.py, or part.py
         folder = path.parent / part
         path = folder / "__init__.py" if (folder / "__init__.py").is_file() else path.parent / f"{part}.py"
     return path if path.is_file() and path.suffix == ".py" else None
 
 
-def compiled(dotted: str) -> bool:  # a module of compiled code alone (an extension: itertools on some builds)
-    try:
-        spec = importlib.util.find_spec(dotted) if "." not in dotted else None
-    except (ImportError, ValueError):
-        return False
-    return spec is not None and isinstance(spec.origin, str) and spec.origin.endswith((".so", ".pyd"))
+def compiled(dotted: str) -> bool:
+    """A top-level module of compiled code alone, built in (sys) or an extension (math, itertools on most builds)."""
+    origin = origin_of(dotted.split(".")[0])  # built in (its submodules too), or an extension of its own
+    return origin == "built-in" or ("." not in dotted and (origin or "").endswith((".so", ".pyd")))
 
 
 @functools.lru_cache(maxsize=None)
@@ -66,7 +73,7 @@ def submodules(dotted: str) -> frozenset[str] | None:
     None where its source cannot be read (then nothing inside it is allowed: the review fails closed)."""
     path = source_of(dotted)
     if path is None:  # not installed, or a module without Python source (math, itertools: then no submodule)
-        return frozenset() if dotted.split(".")[0] in sys.builtin_module_names or compiled(dotted) else None
+        return frozenset() if compiled(dotted) else None
     found: set[str] = set()
     if path.name == "__init__.py":
         for entry in path.parent.iterdir():

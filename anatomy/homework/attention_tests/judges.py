@@ -53,8 +53,12 @@ def reach(code: str, target: str, refuse) -> bool:
     functions (allowed.refused_module); whether it was."""
     if not (reached := allowed.refused_module(target)):
         return False
-    refuse("seen_module" if allowed.is_module(reached) else "seen_torch", "why_allowed", code=code, module=reached)
+    refuse_reached(code, reached, refuse)
     return True
+
+
+def refuse_reached(code: str, reached: str, refuse) -> None:  # worded by what `reached` is: a module, or a name in one
+    refuse("seen_module" if allowed.is_module(reached) else "seen_torch", "why_allowed", code=code, module=reached)
 
 
 def judge_name(name: str, in_function: bool, is_base: bool, imported: dict[str, str], given: set[str], refuse) -> None:
@@ -98,6 +102,7 @@ def judge_attribute(node: ast.Attribute, is_base: bool, imported: dict[str, str]
         refuse("seen_state", "why_detect", code=ast.unparse(node)[:60])
     elif chain and on_module and not allowed.refused_module(imported[root]):
         target = imported[root] + chain[len(root):]
-        if not reach(root + (allowed.refused_module(target) or "")[len(imported[root]):], target, refuse) \
-                and not is_base and allowed.is_module(target):
+        if reached := allowed.refused_module(target):  # named as the code wrote it: F.grad, not torch.nn.functional.grad
+            refuse_reached(root + reached[len(imported[root]):], reached, refuse)
+        elif not is_base and allowed.is_module(target):
             refuse("seen_module_value", "why_allowed", code=chain)
