@@ -178,7 +178,9 @@
 #   module's `.compile()` and `.share_memory()`),
 #   `str.format` but on a literal string with plain fields (`"{} {0:.3f}".format(...)`; f-strings are fine), a
 #   `match` statement, nor keep state from one run to the next (a mutable default argument, a list or dict
-#   outside the test that it changes). Call `impl.attention(...)`, never `getattr(impl, "attention")`. The
+#   outside the test that it changes). A variable of yours needs a name no `import` in the notebook uses
+#   (`B, T, F = 2, 3, 32` would be read as the module `F`). Call `impl.attention(...)`, never
+#   `getattr(impl, "attention")`. The
 #   grader also refuses these names anywhere in your answer's code, helpers included: `homework`,
 #   `anatomy_grading`, `mutants`, `mutation`, `closure`, `_bug`, `getpid`, `getstate` (so `hw.MUTANTS`
 #   printed in a cell of your own is flagged for your instructor, harmlessly);
@@ -194,8 +196,8 @@
 #
 # Half of each question's points come from the check cell after it (seed 0), half from a hidden check
 # that runs the same tests with another random seed, so do not rely on lucky numbers. The check cell
-# runs the same mutants and the same review of your test functions and the helpers they call in your notebook;
-# the grader reviews your answer cells the same way, and refuses the names above anywhere in them. The feedback
+# runs the same mutants and the same review in your notebook, of your test functions, the helpers they call and
+# the latest run of the cells that define what they read; the grader reviews your answer cells the same way, and refuses the names above anywhere in them. The feedback
 # names the *kind* of bug your tests missed ("a scaling error", "a masking error"). The mutants are not
 # secret: the `hw` package this notebook imports holds them for practice outside your tests (`hw.MUTANTS`
 # names them, `hw.build("no_scale")` builds one); the grade comes from the grader's own run of your notebook.

@@ -292,3 +292,62 @@ def test_a_hook_filling_a_list_its_own_test_made_keeps_no_state():
     assert review.forbidden(hook, MODULES) == []
     kept = "CAPTURED = []\ndef test_x(impl):\n    def hook(module, args, output):\n        CAPTURED.append(output)\n"
     assert any(key == "seen_state" for (key, _), _ in review.forbidden(kept, MODULES))
+
+
+KERNEL_ROUTES = {  # sixteenth reading A7-2 and A7-3: what the grader refuses at a notebook's top level; each test
+    # passes the correct implementation, so only the review can score it 0
+    "a global from torch.cuda": ("DEV = 'cuda' if torch.cuda.is_available() else 'cpu'\n",
+                                 "def test_x(impl):\n    assert impl.causal_mask(2).all() and DEV\n", "[test_x]",
+                                 "`torch.cuda`"),
+    "a torch.Generator": ("G = torch.Generator().manual_seed(0)\n",
+                          "def test_x(impl):\n    assert impl.causal_mask(2).all() and G is not None\n", "[test_x]",
+                          "`torch.Generator`"),
+    "a partial of open": ("import functools\nclose = functools.partial(lambda p, impl: open(p) and impl.causal_mask(2).all(), "
+                          "'/proc/self/stat')\n", "def test_x(impl):\n    assert impl.causal_mask(2).all()\n",
+                          "[test_x, close]", "`functools`"),
+    "a list holding open": ("R = [open]\n", "def test_x(impl):\n    assert R[0] and impl.causal_mask(2).all()\n", "[test_x]",
+                            "`open`"),
+    "a top-level walrus": ("W = [lambda: open for _ in [0] if True or (open := 0)]\n",
+                           "def test_x(impl):\n    assert W[0]() and impl.causal_mask(2).all()\n", "[test_x]", "`open`"),
+    "a variable named F": ("B, T, D, H, F = 2, 3, 8, 2, 32\n",
+                           "def test_x(impl):\n    assert impl.causal_mask(F).shape == (F, F)\n", "[test_x]",
+                           "`F` (a module used as a value"),
+}
+NOTEBOOK_TOP = "import torch\nimport torch.nn.functional as F\nimport otter\nfrom anatomy.homework import attention_tests as hw\n"
+
+
+def kernel(cells: list[str]) -> dict:
+    """A kernel's namespace after running `cells` in order, with IPython's history (`In`) of them."""
+    namespace = {"__name__": "__main__", "In": [""] + cells}
+    for cell in cells:
+        exec(compile(cell, "<cell>", "exec"), namespace)
+    return namespace
+
+
+@pytest.mark.parametrize("route", list(KERNEL_ROUTES))
+def test_the_check_cell_and_the_grader_refuse_the_same_top_level_statements(route):
+    """The check cell reads the kernel's top-level statements that define the tests and what they read (IPython's
+    history, chosen as the grader chooses a question's answer code), and the names the kernel's imports bound: what
+    the grader zeroes, the check cell says scores 0 (before, it passed all six routes and the grader zeroed them)."""
+    from anatomy.homework import attention_tests as hw
+    helper, test, listed, refused = KERNEL_ROUTES[route]
+    cells = [NOTEBOOK_TOP, helper, test, f"q1_tests = {listed}\n"]
+    said = hw.check_tests.feedback(kernel(cells)["q1_tests"], question="q1")
+    found, _ = static_review(cells, [NOTEBOOK_TOP], QUESTIONS)
+    assert said.startswith("your tests use") and refused in said and "scores 0" in said, said
+    assert refused in found["q1"], found
+
+
+def test_the_check_cell_reads_the_latest_run_of_each_name_only():
+    """A helper rewritten after a refusal: the kernel's history still holds its first version, which the grader
+    never sees (the notebook holds the latest); the check cell reviews the latest statement defining each name."""
+    from anatomy.homework.attention_tests import suite_source
+    cells = [NOTEBOOK_TOP, "SIZE = len(open('/proc/self/stat').read())\n", "SIZE = 4\n",
+             "def test_x(impl):\n    assert impl.causal_mask(SIZE).shape == (SIZE, SIZE)\n", "q1_tests = [test_x]\n"]
+    namespace = kernel(cells)
+    tests = namespace["q1_tests"]
+    statements = suite_source.history(tests)
+    source = suite_source.notebook_source(statements, namespace, [tests, *tests])
+    assert "SIZE = 4" in source and "open" not in source, source
+    assert review.forbidden(source, suite_source.imports_run(statements) | suite_source.modules_of(tests)) == []
+    assert suite_source.history([lambda impl: None]) == []  # plain Python has no history

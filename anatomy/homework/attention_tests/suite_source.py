@@ -1,9 +1,13 @@
 """What the check cell of homework 3 (notebook 19_homework_attention_tests) gives its review (review.py) to read, as
-the grader's static review reads the notebook: the tests' source and their helpers' (`sources`), and what the tests'
-module binds to modules and to other modules' functions (`modules_of`, set for one check by `knowing_modules`).
+the grader's static review reads the notebook: the tests' source and their helpers' (`sources`), the kernel's
+top-level statements that define them and the globals they read (`notebook_source`, chosen as the grader chooses a
+question's answer code: anatomy_grading.static.answer_code), and what the tests' module binds to modules and to
+other modules' functions (`modules_of`) or the kernel's imports bound (`imports_run`), set for one check by
+`knowing_modules`.
 """
 from __future__ import annotations
 
+import ast
 import contextvars
 import functools
 import sys
@@ -11,6 +15,9 @@ import types
 from typing import Any, Callable, Iterable
 
 from anatomy.homework.attention_tests import allowed, review, state
+from anatomy_grading.static import answer_code, defined, parsed
+
+NOTEBOOK: contextvars.ContextVar[str] = contextvars.ContextVar("notebook", default="")  # knowing_modules sets it
 
 
 def modules_of(tests: Iterable[Any]) -> dict[str, str]:
@@ -32,14 +39,48 @@ def knowing_modules(check: Callable) -> Callable:
     """`check(tests, ...)` whose review (forbidden) knows what the tests' module binds to modules."""
     @functools.wraps(check)
     def run(tests: Any, *args: Any, **kwargs: Any) -> Any:
+        given = tests
         try:
             tests = list(tests)
         except TypeError:  # not a list of tests: the check says so
             return check(tests, *args, **kwargs)
-        context = contextvars.copy_context()  # the modules are known inside this call only
-        context.run(review.KNOWN.set, modules_of(tests))
+        statements = history(tests)
+        context = contextvars.copy_context()  # the modules and statements are known inside this call only
+        context.run(review.KNOWN.set, imports_run(statements) | modules_of(tests))
+        context.run(NOTEBOOK.set, notebook_source(statements, namespace(tests), [given, *tests]))
         return context.run(check, tests, *args, **kwargs)
     return run
+
+
+def namespace(tests: list[Any]) -> dict[str, Any]:
+    """The kernel's namespace: the tests' module's, or IPython's (a list of functools.partial has no module)."""
+    for test in tests:
+        if isinstance(scope := getattr(test, "__globals__", None), dict) and isinstance(scope.get("In"), list):
+            return scope
+    shell = getattr(sys.modules.get("IPython"), "get_ipython", lambda: None)()
+    return getattr(shell, "user_ns", {})
+
+
+def history(tests: list[Any]) -> list[ast.stmt]:
+    """The top-level statements of every cell the kernel ran (IPython's `In`), in order; none outside IPython."""
+    cells = namespace(tests).get("In")
+    trees = [parsed(cell) for cell in (cells if isinstance(cells, list) else []) if isinstance(cell, str)]
+    return [statement for tree in trees if tree is not None for statement in tree.body]
+
+
+def imports_run(statements: list[ast.stmt]) -> dict[str, str]:
+    """{name: module} for each name the kernel's cells imported (the grader reads the notebook's imports so: `F` is
+    torch.nn.functional even where a later `F = 32` rebound it, since the grader cannot tell which came last)."""
+    return review.imported_modules(ast.Module(body=statements, type_ignores=[]))
+
+
+def notebook_source(statements: list[ast.stmt], scope: dict[str, Any], objects: list[Any]) -> str:
+    """The kernel's latest top-level statement defining each name, those that define the names bound to `objects`
+    (the tests' list, its tests) and, transitively, the names they use: what the grader reviews as the answer."""
+    latest = {name: k for k, statement in enumerate(statements) for name in defined(statement)}
+    symbols = {name for name, value in scope.items() if any(value is o for o in objects)}
+    chosen = answer_code([(k, statements[k]) for k in sorted(set(latest.values()))], symbols)
+    return "\n\n".join(ast.unparse(statement) for _, statement in chosen)
 
 
 def exported(value: Any) -> str:
@@ -66,7 +107,7 @@ def sources(named: dict[str, Any]) -> str:
         for scope, names in state.read_names(test, set()).values():
             functions += [scope[n] for n in sorted(names) if isinstance(scope[n], (types.FunctionType, type))
                           and getattr(scope[n], "__module__", None) == scope.get("__name__")]
-    found = []
+    found = [NOTEBOOK.get()] if NOTEBOOK.get() else []  # the kernel's statements (knowing_modules), then each function's
     for function in dict.fromkeys(functions):
         try:
             found.append(textwrap.dedent(inspect.getsource(function)))

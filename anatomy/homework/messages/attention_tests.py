@@ -111,8 +111,10 @@ MESSAGES: dict[str, dict[str, str]] = {
                          "`dtype`s and the names listed, of `copy` `copy.copy` and `copy.deepcopy`)",
                    "ko": "`{code}` (`{module}`은(는) 규칙이 허용한 이름이 아닙니다: `torch`에서는 텐서 함수, `dtype`, 나열한 이름, "
                          "`copy`에서는 `copy.copy`와 `copy.deepcopy`만 됩니다)"},
-    "seen_module_value": {"en": "`{code}` (a module used as a value: write `{code}.name` where you use it)",
-                          "ko": "`{code}` (값으로 쓴 모듈: 쓰는 곳에서 `{code}.name`처럼 쓰세요)"},
+    "seen_module_value": {"en": "`{code}` (a module used as a value: write `{code}.name` where you use it; if "
+                                "`{code}` is a variable of yours, give it a name no `import` in the notebook uses)",
+                          "ko": "`{code}` (값으로 쓴 모듈: 쓰는 곳에서 `{code}.name`처럼 쓰세요. `{code}`가 직접 만든 "
+                                "변수라면 노트북의 `import`가 쓰지 않는 이름을 붙이세요)"},
     "why_allowed": {"en": "a test may use only `torch` (its tensor functions and `dtype`s, with `torch.nn`, "
                           "`torch.nn.functional`, `torch.nn.init`, `torch.testing`, `torch.linalg`, `torch.special`, "
                           "`torch.fft`), `math`, `itertools`, `collections` (with `collections.abc`), `copy`, Python's "
