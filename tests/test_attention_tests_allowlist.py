@@ -313,7 +313,7 @@ KERNEL_ROUTES = {  # sixteenth reading A7-2 and A7-3: what the grader refuses at
                            "def test_x(impl):\n    assert impl.causal_mask(F).shape == (F, F)\n", "[test_x]",
                            "`F` (a module used as a value"),
 }
-NOTEBOOK_TOP = "import torch\nimport torch.nn.functional as F\nimport otter\nfrom anatomy.homework import attention_tests as hw\n"
+NOTEBOOK_TOP = "import torch\nimport torch.nn.functional as F\nfrom anatomy.homework import attention_tests as hw\n"
 
 
 def kernel(cells: list[str]) -> dict:
