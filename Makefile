@@ -238,6 +238,7 @@ homework: install
 	$(PY) -m tools.execute_notebook notebooks/10_homework_sentiment.ipynb && $(VENV)/bin/jupytext --sync -q notebooks/10_homework_sentiment.ipynb
 	$(PY) instructor/assign.py instructor/19_homework_attention_tests.ipynb --secret "$(SECRET)" --out build/homework_attention_tests
 	$(PY) -m tools.execute_notebook notebooks/19_homework_attention_tests.ipynb && $(VENV)/bin/jupytext --sync -q notebooks/19_homework_attention_tests.ipynb
+	$(PY) -m tools.template_cells notebooks/19_homework_attention_tests.ipynb
 	$(PY) -m tools.korean build notebooks/08_homework_cross_attention.ipynb notebooks/10_homework_sentiment.ipynb notebooks/19_homework_attention_tests.ipynb
 
 # Grade a folder of submissions with the trusted grader (instructor/README.md), one child per core:

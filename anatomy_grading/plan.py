@@ -44,7 +44,7 @@ LAYER = {"forbidden": ["TransformerDecoder", "homework", "anatomy_grading"],
 OWN = {"forbidden": ["homework", "anatomy_grading"], "why": "why_own"}
 DATA = {"forbidden": ["homework", "anatomy_grading", "load_reviews", "sentiment_data", "fetch_reviews"],
         "why": "why_data"}
-SUITE = {"forbidden": ["homework", "anatomy_grading", "mutants", "mutation", "closure", "_bug", "getpid", "getstate"],
+SUITE = {"forbidden": [],  # the names no answer may hold are review.py's NAMES: the check cell applies them too
          "why": "why_rules", "zero": "forbidden_answer",
          "names": True, "flag": True, "review": "anatomy.homework.attention_tests.review"}  # whole names; + review.py
 HOMEWORKS = {

@@ -3,8 +3,8 @@
 - code_cells: a notebook's code cells, without IPython's % and ! lines and without the cells that
   call otter's grader (those run the formative checks, which the grader replaces).
 - review: per question, a reason to score 0 (a forbidden name in the question's answer code: the
-  cells the student wrote that define the question's symbols, and the cells defining the names those
-  use) and, for the whole notebook, flags for a person to review (dynamic constructs such as getattr,
+  statements the student wrote that define the question's symbols, and those defining the globals they
+  read, anatomy/homework/answers.py) and, for the whole notebook, flags for a person to review (dynamic constructs such as getattr,
   exec, importlib, gc, ctypes, threading, sys.modules, in any cell the student wrote or changed).
 A cell that is the assignment's template cell, unchanged, is not the student's and is not judged.
 review.py runs both in a process of its own, with a time and a memory limit.
@@ -17,7 +17,10 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from anatomy_grading.words import hits_of, reviewer, words
+from anatomy_grading.words import hits_of, reviewer, rules_module, words
+
+_answers = rules_module("anatomy.homework.answers")  # by path: the review's process imports no anatomy (torch)
+answer_code, defined, normalized, parsed = _answers.answer_code, _answers.defined, _answers.normalized, _answers.parsed
 
 MAX_BYTES, MAX_CODE = 50 << 20, 2_000_000  # a notebook's bytes, its characters of code: no more is reviewed or run
 LARGE_CODE = 200_000  # characters of code that may carry data or weights: flagged
@@ -65,61 +68,11 @@ def runnable(source: str) -> str:
                      for line in source.splitlines())
 
 
-def normalized(source: str) -> str:
-    return "\n".join(line.rstrip() for line in source.strip().splitlines())
-
-
-def parsed(source: str) -> ast.Module | None:
-    """The cell's tree; None where CPython cannot compile it either (a syntax error, nesting too deep)."""
-    try:
-        return ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-
-
-def defined(statement: ast.AST) -> set[str]:
-    """The module-level names a top-level statement binds (not its functions' locals); no recursion."""
-    names: set[str] = set()
-    stack = [statement]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
-        elif isinstance(node, ast.Name):
-            names |= {node.id} if isinstance(node.ctx, ast.Store) else set()
-        elif not isinstance(node, ast.Lambda):
-            stack += [c for c in ast.iter_child_nodes(node) if not isinstance(c, (ast.Lambda, ast.expr_context))]
-    return names
-
-
 def dynamic(tree: ast.AST) -> Counter:
     """The DYNAMIC words of the code; BUILTINS_ONLY ones not as an attribute (model.eval() is not eval)."""
     found = Counter(w for w in words(tree) if w in DYNAMIC)
     found.subtract(n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr in BUILTINS_ONLY)
     return +found
-
-
-def answer_code(statements: list[tuple[int, ast.stmt]], symbols: set[str]) -> list[tuple[int, ast.stmt]]:
-    """The student's top-level statements that define `symbols`, and those defining the names they
-    use, transitively: the code a question's answer runs."""
-    definers: dict[str, list[int]] = {}
-    for k, (_, node) in enumerate(statements):
-        for name in defined(node):
-            definers.setdefault(name, []).append(k)
-    chosen: set[int] = set()
-    seen, wanted = set(), list(symbols)  # each name and each statement looked at once: linear in the code
-    while wanted:
-        name = wanted.pop()
-        if name in seen:
-            continue
-        seen.add(name)
-        for k in definers.get(name, ()):
-            if k not in chosen:
-                chosen.add(k)
-                wanted += words(statements[k][1])
-    return [statements[k] for k in sorted(chosen)]
 
 
 def review(cells: list[str], template: list[str], questions: dict[str, dict]) -> tuple[dict[str, str], list[str]]:

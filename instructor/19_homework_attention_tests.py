@@ -29,13 +29,14 @@
 # def test_rows_sum_to_one(impl):
 #     q, k, v = torch.randn(2, 4, 8), torch.randn(2, 5, 8), torch.randn(2, 5, 8)
 #     out, weights = impl.attention(q, k, v)
-#     assert torch.allclose(weights.sum(-1), torch.ones(2, 4))
+#     assert torch.allclose(weights.sum(-1), torch.ones(2, 4), atol=1e-5)
 # ```
 #
 # Each question's answer is a list of such functions (`q1_tests = [test_rows_sum_to_one, ...]`).
+#
 # **How it is graded.** The grader runs your tests against the correct implementation and against
 # versions of it with one bug planted each (a *mutant*) of the kind real code has. Your score on a
-# question is the share of its mutants your tests catch (a test fails on them). Four rules:
+# question is the share of its mutants your tests catch (a test fails on them). The rules:
 # - every test must **pass on the correct implementation**, or the question scores 0 (a test that always
 #   fails catches every bug and proves nothing);
 # - some versions are *equivalent*: the code differs but the behaviour does not. A test that fails one
@@ -43,79 +44,68 @@
 #   Most are bit-identical to the correct code; the one a test can fail scales the query by 1/√Dh
 #   before the product instead of the scores after it, which changes the last float digits when √Dh is
 #   not a power of two: compare with a tolerance, never with `==`;
-# - a test may look only at what the implementation computes, never at *which* one runs, and may not
-#   reach outside itself (the review below allows only what a test needs, the grader closes the rest). The implementation under test runs in a process apart from your tests, rebuilt
-#   for every run: what your test receives has the same type, attributes and messages whichever one
-#   runs, only the numbers differ. Every run (one test against one implementation) happens in a fresh copy
-#   of the process that holds your tests, and that copy ends with the run: what a test changes in Python
-#   (a counter or a list kept in a global, a default argument, an object, a class, a cache or a module) is
-#   back at its start each time, so a test that counts its calls fails on every call, the correct one
-#   included. Outside Python, the grader closes most ways from one run to the next: there a test can write
-#   no file, share no memory and start no thread, each run's copy closes every pipe or file your cells
-#   opened (what it prints goes to a pipe of its own, of which the grader's log keeps the first 4 KiB; a run
-#   may print at most 1 MiB, past that its print fails), and a test that signals or changes the grader's
-#   own process (its limits or priority) ends it, so a test that tries fails on the correct code (0 points).
-#   Keeping the outputs a test saw, to learn the
-#   correct ones by majority over the runs, would copy the answer instead of testing it. What a test could
-#   still read off its process (its id) tells it at most its place among the runs, and that earns nothing:
-#   the runs come in a secret random order, each mutant runs twice and is caught only when your tests fail
-#   on it both times, and the correct code runs seven times among them, so a test that fails by position,
-#   not by what it computes, catches less than a tenth of a bug per question on average and most often
-#   fails a correct run (0 points). A test may not start a process or a thread (the grader refuses it), and your cells must
-#   leave no thread running (no thread pool or thread still at work; the grader keeps torch at one thread,
-#   whatever `torch.set_num_threads` asks, and tqdm's progress bars without their monitor thread): in the
-#   grader such a thread takes the place of the runs, and every question scores 0, with words that name
-#   the thread. A global that
-#   cannot be copied (a generator, say) scores the question 0. The review reads your test cells before
-#   anything runs, and it goes by what is **allowed**: your tests and the helpers they call may use only
-#   `torch` (with `torch.nn`, `torch.nn.functional`, `torch.nn.init`, `torch.testing`, `torch.linalg`,
-#   `torch.special` and `torch.fft`; its other modules, `torch.utils` or `torch.autograd` say, are refused),
-#   `math`, `itertools`, `collections` (with `collections.abc`) and `copy` (`copy.copy` and `copy.deepcopy`);
-#   of `torch` itself, its tensor
-#   functions (`torch.randn`, `torch.softmax`, `torch.allclose`, ...: the functions torch lists in its own
-#   stubs), its `dtype`s and `torch.Tensor`, `torch.Size`, `torch.dtype`, `torch.device`, `torch.finfo`,
-#   `torch.iinfo`, `torch.no_grad`, `torch.enable_grad`, `torch.inference_mode`, `torch.set_grad_enabled`,
-#   `torch.manual_seed`, `torch.get_default_dtype`, `torch.set_default_dtype`, `torch.is_tensor`, `torch.pi`,
-#   `torch.e`, `torch.inf`, `torch.nan` and `torch.newaxis` (not `torch.save`, `torch.load` or
-#   `torch.compile`); Python's plain built-ins (`range`, `len`, `zip`, `enumerate`, `isinstance`, `min`, `max`,
-#   `sum`, `print`, the exceptions, ...; not `open`, `getattr`, `hasattr`, `type`, `id`, `hash`, `vars`, `dir`,
-#   `eval`, `exec`, `input` or `BaseException`, though a variable of your own inside a test may carry such a
-#   name, as in `input = torch.randn(2, 3)`); and the names your own cells define. A question whose tests use
-#   anything else (`numpy`, `time`, `os`, `functools`, the assignment's own `impl` and `grader`, the homework
-#   package `hw`) scores 0 and is flagged for your instructor. At the top of a cell you may practise with `hw`
-#   and `impl` as you like, but inside a test use only the `impl` it receives (the grader runs your tests
-#   without `hw`: compare with references, never with `hw.build(None)`). Within what is allowed a test may also
-#   not use a module as a value (`m = torch.nn`: write `torch.nn.Linear` where you use it), an attribute or
-#   a name starting with `_` other than `__init__` and `__name__` (also where a string names one:
-#   `"{0._x}".format(obj)`), a frame's or code object's attributes (`.gi_frame`, `.f_back`), a class's
-#   `.mro()`, a tensor's ways
-#   out of torch (`.numpy()`, `.storage()`, `.untyped_storage()`, `.share_memory_()`, `torch.from_file`, a
-#   module's `.compile()` and `.share_memory()`),
-#   `str.format` but on a literal string with plain fields (`"{} {0:.3f}".format(...)`; f-strings are fine), a
-#   `match` statement, nor keep state from one run to the next (a mutable default argument, a list or dict
-#   outside the test that it changes). A variable of yours needs a name no `import` in the notebook uses
-#   (`B, T, F = 2, 3, 32` would be read as the module `F`). Call `impl.attention(...)`, never
-#   `getattr(impl, "attention")`. The
-#   grader also refuses these names anywhere in your answer's code, helpers included: `homework`,
-#   `anatomy_grading`, `mutants`, `mutation`, `closure`, `_bug`, `getpid`, `getstate` (so `hw.MUTANTS`
-#   printed in a cell of your own is flagged for your instructor, harmlessly);
-# - time: each run of a test may use 10 seconds of CPU time and each question 90 seconds in all (keep a run under about
-#   2 s in question 1). CPU time is what your test's own process computes, which other work on the machine hardly
-#   changes. The clock stops a run at four times its limit (40 s), which only a test that waits rather than computes
-#   reaches, and a question at 180 s, which counts everything: your tests, the implementation's answers and the
-#   grader's own work. A run that uses up its CPU time scores the question 0, even where the test catches what stops
-#   it. On each run your tests
-#   run in turn until one fails, so every test runs at most twice per mutant, twice per equivalent
-#   version and seven times on the correct code (33 runs in question 1: 9 mutants and 4 equivalent
-#   versions twice each, 7 correct); at most 25 tests per question.
+# - a test may look only at what the implementation computes, never at *which* one runs. The `impl` it
+#   receives is a stand-in for objects in another process and looks the same whichever implementation
+#   runs: only the numbers differ. Every run (one call of one test against one implementation) starts
+#   from the same state in a fresh copy of your notebook's process, so a counter, list or cache a test
+#   keeps is back at its start on every run (a global that cannot be copied, a generator say, scores the
+#   question 0). The runs come in a secret random order. A test may not
+#   write files or start processes or threads, and your cells must leave no thread running (every
+#   question scores 0 otherwise). How the grader keeps the runs apart is in *For the curious* at the end;
+# - **what a test may use.** A review reads your cells before anything runs, and it goes by what is
+#   allowed: your tests and the helpers they call may use only `torch` (with `torch.nn`,
+#   `torch.nn.functional`, `torch.nn.init`, `torch.testing`, `torch.linalg`, `torch.special` and
+#   `torch.fft`; its other modules, `torch.utils` or `torch.autograd` say, are refused), `math`,
+#   `itertools`, `collections` (with `collections.abc`) and `copy` (`copy.copy` and `copy.deepcopy`); of
+#   `torch` itself, its tensor functions (`torch.randn`, `torch.softmax`, `torch.allclose`, ...: the
+#   functions torch lists in its own stubs), its `dtype`s and `torch.Tensor`, `torch.Size`, `torch.dtype`,
+#   `torch.device`, `torch.finfo`, `torch.iinfo`, `torch.no_grad`, `torch.enable_grad`,
+#   `torch.inference_mode`, `torch.set_grad_enabled`, `torch.manual_seed`, `torch.get_default_dtype`,
+#   `torch.set_default_dtype`, `torch.is_tensor`, `torch.pi`, `torch.e`, `torch.inf`, `torch.nan` and
+#   `torch.newaxis` (not `torch.save`, `torch.load` or `torch.compile`); Python's plain built-ins (`range`,
+#   `len`, `zip`, `enumerate`, `isinstance`, `min`, `max`, `sum`, `print`, the exceptions whose names end
+#   in `Error`, `Exception` or `Warning`, ...; not `open`, `getattr`, `hasattr`, `type`, `id`, `hash`,
+#   `vars`, `dir`, `eval`, `exec`, `input`, `BaseException`, `KeyboardInterrupt` or `SystemExit`, though a
+#   variable of your own inside a test may carry such a name, as in `input = torch.randn(2, 3)`); and the
+#   names your own cells define. A question whose tests use anything else (`numpy`, `time`, `os`,
+#   `functools`, the assignment's own `impl` and `grader`, the homework package `hw`) scores 0 and is
+#   flagged for your instructor. Inside a test use only the `impl` it receives (the grader runs your
+#   tests without `hw`: compare with references, never with `hw.build(None)`);
+# - within what is allowed, a test may not use a module as a value (`m = torch.nn`: write
+#   `torch.nn.Linear` where you use it), an attribute starting with `_` other than `__init__` and
+#   `__name__`, a `__dunder__` name, or a string naming either (`"{0._x}".format(obj)`) (names of your
+#   own such as `_` or `_inputs` are fine), a frame's or code object's attributes (`.gi_frame`,
+#   `.f_back`), a class's `.mro()`, a tensor's ways out of torch (`.numpy()`, `.storage()`,
+#   `.untyped_storage()`, `.share_memory_()`, `torch.from_file`, a module's `.compile()` and
+#   `.share_memory()`), `str.format` but on a literal string with plain fields
+#   (`"{} {:.3f}".format(...)`; f-strings are fine) or a `match` statement, nor keep state from one run
+#   to the next (a mutable default argument, a list or dict outside the test that it changes). Call
+#   `impl.attention(...)`, never `getattr(impl, "attention")`;
+# - **your answer's code** is the cell that lists a question's tests, the tests, the helpers they call,
+#   and every top-level statement of a cell you wrote that defines or changes a global they read (the
+#   template's own cells are not yours). It is reviewed as a test is, and may not contain the names
+#   `homework`, `anatomy_grading`, `mutants`, `mutation`, `closure`, `_bug`, `getpid` or `getstate`. A
+#   global of yours needs a name no `import` in the notebook uses (`B, T, F = 2, 3, 32` is read as the
+#   module `F`). Practise with `hw` and `impl` in cells that define nothing your tests read:
+#   `for m in hw.MUTANTS: print(m.name)` there only flags the notebook for your instructor, harmlessly;
+# - time: all of a question's tests run in turn against one implementation until one fails (a *trial*);
+#   each mutant gets two trials, each equivalent version two and the correct code seven (33 trials in
+#   question 1: 9 mutants and 4 equivalent versions twice each, 7 correct). A question may use 90
+#   seconds of CPU time in all, so keep **all of its tests together** under about 2 s (90 s / 33 trials
+#   is 2.7 s); one test call may use at most 10 s. CPU time is what your tests' own process computes,
+#   which other work on the machine hardly changes. The clock stops one test call at 40 s, which only a
+#   test that waits rather than computes reaches, and a question at 180 s, which counts everything: your
+#   tests, the implementation's answers and the grader's own work. A test call that uses up its CPU time
+#   scores the question 0, even where the test catches what stops it. At most 25 tests per question.
 #
 # Half of each question's points come from the check cell after it (seed 0), half from a hidden check
 # that runs the same tests with another random seed, so do not rely on lucky numbers. The check cell
-# runs the same mutants and the same review in your notebook, of your test functions, the helpers they call and
-# the latest run of the cells that define what they read; the grader reviews your answer cells the same way, and refuses the names above anywhere in them. The feedback
-# names the *kind* of bug your tests missed ("a scaling error", "a masking error"). The mutants are not
-# secret: the `hw` package this notebook imports holds them for practice outside your tests (`hw.MUTANTS`
-# names them, `hw.build("no_scale")` builds one); the grade comes from the grader's own run of your notebook.
+# runs the same mutants in your notebook and the same review of your answer's code (the latest run of
+# each cell); the grade comes from the grader's own run of your notebook. Where your tests miss
+# something, otter prints "❌ Test case failed" and, under it, what they missed: the feedback names the
+# *kind* of bug ("a scaling error", "a masking error"), never its code. The mutants are not secret, for
+# practice outside your tests: `hw.MUTANTS` names them, and `hw.practice("no_scale")` hands you one as a
+# test receives it.
 #
 # | question | what your tests must hold | points | time |
 # |---|---|---|---|
@@ -126,7 +116,7 @@
 # | 5 | `KVCache`: generating with a cache equals attending without one | 3 | 20 min |
 #
 # Expected time (an estimate, not yet measured on students): about 2 hours for a student who has done
-# notebooks 03, 04, 06 and 11. Grading one notebook takes about 22 s.
+# notebooks 03, 04, 06 and 11, plus a quarter of an hour to read these rules.
 #
 # ## Learning objectives
 # 1. Test a numerical function against a reference nobody here wrote (`F.scaled_dot_product_attention`,
@@ -205,8 +195,8 @@ impl = hw.practice(None)  # the correct implementation as a test receives it, fo
 # inputs are fine. `impl` and what it returns are stand-ins for objects in another process: each call
 # and each attribute above is one request. Tensors come back as new tensors without history: no gradient
 # flows through `impl` at all, neither into its weights nor back to your own inputs
-# (`torch.autograd.grad` of its output with respect to your input fails), so test causality by changing
-# inputs. Pass it tensors, numbers, strings, lists, tuples, dicts, dtypes and devices
+# (and `torch.autograd` is not allowed in a test anyway), so test causality by changing inputs. Pass it
+# tensors, numbers, strings, lists, tuples, dicts, dtypes and devices
 # (`layer.to(torch.float64)`) and what it returned, nothing else; other attributes cannot be read, and
 # weights are set with `load_state_dict`. Its objects cannot be copied (`copy.deepcopy(mha)` fails): for a
 # twin with the same weights build another and call `twin.load_state_dict(mha.state_dict())`. Use tolerances (`torch.allclose(..., atol=1e-5)`): a correct implementation may
@@ -227,7 +217,8 @@ impl = hw.practice(None)  # the correct implementation as a test receives it, fo
 # Use more keys than queries and a value width unlike the key width: bugs that are invisible on square
 # inputs are not invisible there. For a row with every key masked, `F.scaled_dot_product_attention`
 # (in recent PyTorch, the series' own included) returns a zero row, as the specification above asks,
-# so you can compare it directly; `nn.MultiheadAttention` returns NaN there instead.
+# so you can compare it directly; `nn.MultiheadAttention` (with its default `need_weights=True`) returns NaN
+# there instead.
 
 # %% [raw]
 # # BEGIN SOLUTION
@@ -555,8 +546,8 @@ hw.check_tests(q5_tests, question="q5", seed=15)
 #
 # ## Exercises
 # 1. Paste the example test `test_rows_sum_to_one` from the top of this notebook into a code cell and
-#    grade it alone as question 1's answer (`hw.check_tests.feedback([test_rows_sum_to_one],
-#    question="q1")`). Which kinds of bug survive, and which input does this test never give, so that
+#    grade it alone as question 1's answer (`print(hw.check_tests.feedback([test_rows_sum_to_one],
+#    question="q1"))`). Which kinds of bug survive, and which input does this test never give, so that
 #    no masking error can show? *Hint:* look at the arguments of its `impl.attention` call.
 # 2. Write a test of permutation invariance: permuting the keys and values together (the same
 #    permutation) must leave `attention`'s output unchanged. Which q1 bugs does it catch on its own?
@@ -573,12 +564,18 @@ hw.check_tests(q5_tests, question="q5", seed=15)
 # | tolerance | 허용 오차 |
 # | property | 성질 |
 # | KV cache | KV 캐시 |
+# | check cell | 확인 셀 |
+# | hidden check | 숨겨진 확인 |
+# | seed | 시드 |
+# | allowlist | 허용 목록 |
+# | CPU time | CPU 시간 |
+# | trial | 시행 |
 #
 # ## 핵심 요약
 # - 테스트의 가치는 잡아내는 버그로 잰다. 모양만 확인하는 테스트는 뮤턴트 대부분을 놓친다.
 # - 이 강의에서 직접 만들지 않은 참조 구현(`F.scaled_dot_product_attention`, `nn.MultiheadAttention`)과 허용 오차로 비교한다.
 # - 참조 구현이 없으면 성질을 확인한다. 마스크된 키의 가중치는 0이고, 미래를 바꿔도 과거는 그대로이며, 캐시를 쓰든 안 쓰든 결과가 같다.
-# - 쿼리보다 많은 키, 서로 다른 너비, 전부 마스크된 행 같은 입력이 정사각 입력에서 숨는 버그를 드러낸다.
+# - 쿼리보다 많은 키, 서로 다른 폭, 전부 마스크된 행 같은 입력이 정사각 입력에서 숨는 버그를 드러낸다.
 # - 테스트는 올바른 코드에서 통과해야 한다. 늘 실패하는 테스트는 아무것도 증명하지 못한다.
 #
 # ## References
@@ -591,8 +588,9 @@ hw.check_tests(q5_tests, question="q5", seed=15)
 #
 # ## For the curious
 # What the feedback looks like, and what bad answers get: `hw.check_tests.feedback(tests, question=...)`
-# returns the text the check cell would print (`None` when every mutant is caught). Here: a shape-only
-# suite, a test that always fails, something that is not a list of functions, and an empty list.
+# returns the text the check cell would print (`None` when every mutant is caught and no equivalent version
+# fails). Here: a shape-only suite, a test that always fails, something that is not a list of functions,
+# and an empty list.
 
 # %%
 def test_attention_shapes(impl):
@@ -608,6 +606,32 @@ print(hw.check_tests.feedback([test_attention_shapes], question="q1"))
 print(hw.check_tests.feedback([test_always_fails], question="q2"))
 print(hw.check_tests.feedback(test_attention_shapes, question="q1"))
 print(hw.check_tests.feedback([], question="q5"))
+
+# %% [markdown]
+# ### For the curious: how the grader keeps the runs apart
+#
+# Your tests, not the grader, decide what is checked, so the grader must make sure they can only check
+# what the implementation computes. The implementation under test runs in a process apart from your
+# tests, rebuilt for every run, and your test receives stand-ins whose type, attributes, reprs and error
+# messages are the same whichever implementation runs. Every run (one test call against one
+# implementation) happens in a fresh copy of the process that holds your tests, and that copy ends with
+# the run: what a test changes in Python (a counter or a list kept in a global, a default argument, an
+# object, a class, a cache or a module) is back at its start each time, so a test that counts its calls
+# sees the same count on every run. Outside Python, the grader closes most ways from one run to the
+# next: a run can write no file, share no memory and start no thread; each run's copy closes every pipe
+# or file your cells opened; what it prints goes to a pipe of its own (1 MiB, or 64 KiB where the kernel
+# allows no more; past that its print fails), of which the grader's log keeps the first 4 KiB; and a
+# test that signals or changes the grader's own process (its limits or priority) ends it, so a test that
+# tries fails on the correct code (0 points). A thread your cells leave running (a thread pool, a thread
+# still at work) would run beside the copies, so every question then scores 0, with words that name the
+# thread; the grader keeps torch at one thread, whatever `torch.set_num_threads` asks, and tqdm's
+# progress bars without their monitor thread. Keeping the outputs a test saw, to learn the correct ones
+# by majority over the runs, would copy the answer instead of testing it. What a test could still read
+# off its process (its id) tells it at most its place among the runs, and that earns nothing: the runs
+# come in a secret random order, each mutant runs twice and is caught only when your tests fail on it
+# both times, and the correct code runs seven times among them, so a test that fails by position, not by
+# what it computes, catches less than a tenth of a bug per question on average and most often fails a
+# correct run (0 points). A global that cannot be copied (a generator, say) scores the question 0.
 
 # %% [markdown]
 # Maintainer checks: `tests/test_attention_tests_homework.py` plays every mutant against the reference

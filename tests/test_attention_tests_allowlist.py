@@ -13,7 +13,7 @@ import torch
 
 from anatomy.homework import messages
 from anatomy.homework.attention_tests import allowed, review
-from anatomy_grading.static import review as static_review
+from anatomy_grading.static import code_cells, review as static_review
 
 ROOT = Path(__file__).resolve().parent.parent
 TORCH = Path(importlib.util.find_spec("torch").origin).parent
@@ -316,10 +316,15 @@ KERNEL_ROUTES = {  # sixteenth reading A7-2 and A7-3: what the grader refuses at
 NOTEBOOK_TOP = "import torch\nimport torch.nn.functional as F\nfrom anatomy.homework import attention_tests as hw\n"
 
 
+STUDENT_NOTEBOOK = ROOT / "notebooks" / "19_homework_attention_tests.ipynb"
+TEMPLATE_CELLS = code_cells(STUDENT_NOTEBOOK)  # the student notebook's code cells, as the grader reads them
+
+
 def kernel(cells: list[str]) -> dict:
-    """A kernel's namespace after running `cells` in order, with IPython's history (`In`) of them."""
-    namespace = {"__name__": "__main__", "In": [""] + cells}
-    for cell in cells:
+    """A kernel's namespace after the template's imports and `cells`, with IPython's history (`In`): the template's
+    cells (whose setup is stood in for: `device`, the imports), then `cells`."""
+    namespace = {"__name__": "__main__", "In": [""] + TEMPLATE_CELLS + cells, "device": torch.device("cpu")}
+    for cell in [NOTEBOOK_TOP] + cells:
         exec(compile(cell, "<cell>", "exec"), namespace)
     return namespace
 
@@ -331,9 +336,9 @@ def test_the_check_cell_and_the_grader_refuse_the_same_top_level_statements(rout
     the grader zeroes, the check cell says scores 0 (before, it passed all six routes and the grader zeroed them)."""
     from anatomy.homework import attention_tests as hw
     helper, test, listed, refused = KERNEL_ROUTES[route]
-    cells = [NOTEBOOK_TOP, helper, test, f"q1_tests = {listed}\n"]
+    cells = [helper, test, f"q1_tests = {listed}\n"]
     said = hw.check_tests.feedback(kernel(cells)["q1_tests"], question="q1")
-    found, _ = static_review(cells, [NOTEBOOK_TOP], QUESTIONS)
+    found, _ = static_review(TEMPLATE_CELLS + cells, TEMPLATE_CELLS, QUESTIONS)
     assert said.startswith("your tests use") and refused in said and "scores 0" in said, said
     assert refused in found["q1"], found
 
@@ -342,12 +347,58 @@ def test_the_check_cell_reads_the_latest_run_of_each_name_only():
     """A helper rewritten after a refusal: the kernel's history still holds its first version, which the grader
     never sees (the notebook holds the latest); the check cell reviews the latest statement defining each name."""
     from anatomy.homework.attention_tests import suite_source
-    cells = [NOTEBOOK_TOP, "SIZE = len(open('/proc/self/stat').read())\n", "SIZE = 4\n",
+    cells = ["SIZE = len(open('/proc/self/stat').read())\n", "SIZE = 4\n",
              "def test_x(impl):\n    assert impl.causal_mask(SIZE).shape == (SIZE, SIZE)\n", "q1_tests = [test_x]\n"]
     namespace = kernel(cells)
     tests = namespace["q1_tests"]
-    statements = suite_source.history(tests)
-    source = suite_source.notebook_source(statements, namespace, [tests, *tests])
+    everything, mine = suite_source.history(tests)
+    source = suite_source.notebook_source(mine, namespace, [tests, *tests])
     assert "SIZE = 4" in source and "open" not in source, source
-    assert review.forbidden(source, suite_source.imports_run(statements) | suite_source.modules_of(tests)) == []
-    assert suite_source.history([lambda impl: None]) == []  # plain Python has no history
+    assert review.forbidden(source, suite_source.imports_run(everything) | suite_source.modules_of(tests)) == []
+    assert suite_source.history([lambda impl: None]) == ([], [])  # plain Python has no history
+
+
+def test_the_check_cell_knows_the_template_s_cells_as_the_grader_does():
+    """template.CELLS, the digests the check cell skips, are the student notebook's code cells as the grader reads
+    them (make homework writes them; a template cell changed in the master and not rewritten fails here)."""
+    from anatomy.homework.attention_tests import template
+    from tools.template_cells import digests
+    assert template.CELLS == frozenset(digests(STUDENT_NOTEBOOK))
+
+
+def test_the_template_s_cells_and_a_test_s_locals_are_not_the_student_s_answer():
+    """Lecturer's reading A1: the check cell took the setup cell (`device = anatomy.setup_notebook(...)`) into a test
+    that reads `device`, and both reviews followed a test's local `m` to a top-level `for m in hw.MUTANTS` (the
+    grader scored it 0 for `MUTANTS`). Now the template's cells are skipped by both, and only the globals a statement
+    reads are followed (symtable)."""
+    from anatomy.homework.attention_tests import suite_source
+    practice = "for m in hw.MUTANTS:\n    print(m.name)\n"
+    test = ("def test_x(impl):\n    out = torch.ones(2, device=device)\n    for m in range(2):\n"
+            "        assert impl.causal_mask(m + 1).all() and out.sum() == 2\n")
+    cells = [practice, test, "q1_tests = [test_x]\n"]
+    found, flags = static_review(TEMPLATE_CELLS + cells, TEMPLATE_CELLS, QUESTIONS)
+    assert "q1" not in found and any("MUTANTS" in f and "outside the answers" in f for f in flags), (found, flags)
+    namespace = kernel(cells)
+    tests = namespace["q1_tests"]
+    everything, mine = suite_source.history(tests)
+    source = suite_source.notebook_source(mine, namespace, [tests, *tests])
+    assert "setup_notebook" not in source and "MUTANTS" not in source and "def test_x" in source, source
+    assert review.forbidden(source, suite_source.imports_run(everything) | suite_source.modules_of(tests)) == []
+
+
+@pytest.mark.parametrize("cells, refused", [
+    (["class Box:\n    pass\n", "Box.read = open\n", "def test_x(impl):\n    assert Box.read and impl.causal_mask(2).all()\n"],
+     "`open`"),
+    (["NAMES = [m.name for m in hw.MUTANTS]\n", "def test_x(impl):\n    assert NAMES and impl.causal_mask(2).all()\n"],
+     "`MUTANTS`"),
+])
+def test_a_change_to_a_global_and_the_grader_s_names_count_in_both_reviews(cells, refused):
+    """A top-level statement that changes an object a test reads (`Box.read = open`) is part of its definition, and
+    the check cell applies the grader's whole-name rule (plan.SUITE: `mutants`): both score 0 (the check cell
+    passed both, and the grader only flagged the first)."""
+    from anatomy.homework import attention_tests as hw
+    cells = cells + ["q1_tests = [test_x]\n"]
+    said = hw.check_tests.feedback(kernel(cells)["q1_tests"], question="q1")
+    found, _ = static_review(TEMPLATE_CELLS + cells, TEMPLATE_CELLS, QUESTIONS)
+    assert said.startswith("your tests use") and refused in said, said
+    assert "q1" in found and refused.strip("`") in found["q1"], found

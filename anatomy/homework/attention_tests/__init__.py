@@ -22,7 +22,7 @@ and Korean.
 from anatomy.homework import graded
 from anatomy.homework.attention_tests import checks, review, suite_source
 from anatomy.homework.attention_tests.checks import PartialCredit
-from anatomy.homework.messages import language_of, say
+from anatomy.homework.messages import language_of, say, speak
 from anatomy.homework.attention_tests.mutants import MUTANTS, QUESTIONS
 from anatomy.homework.attention_tests.mutation import Graded, grade_question, in_process
 from anatomy.homework.attention_tests.practice import practice
@@ -31,4 +31,4 @@ from anatomy.homework.attention_tests.subject import build
 check_tests = graded(suite_source.knowing_modules(checks.check_tests))  # its review knows the tests' modules
 
 __all__ = ["MUTANTS", "QUESTIONS", "Graded", "PartialCredit", "check_tests", "build", "grade_question", "in_process", "language_of",
-           "practice", "say"]
+           "practice", "say", "speak"]

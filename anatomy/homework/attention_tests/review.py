@@ -28,7 +28,9 @@ imported_modules = scopes.imported_modules  # the grader's reviewer reads the no
 REACH = {"getattr", "hasattr", "attrgetter", "methodcaller", "import_module", "__import__", "resolve_name", "find_spec",
          "get_submodule"}  # what turns a string into an attribute or a module: only then is "os" in a string one
 KEYS = ("seen_code", "seen_private", "seen_private_string", "seen_module_string", "seen_state", "seen_homework",
-        "seen_syntax", "seen_module", "seen_name", "seen_torch", "seen_module_value")
+        "seen_syntax", "seen_module", "seen_name", "seen_torch", "seen_module_value", "seen_word")
+NAMES = {"homework", "anatomy_grading", "mutants", "mutation", "closure", "_bug", "getpid", "getstate"}  # whole names
+# (or a dotted name's parts) that no answer's code may hold: the grading code's, the mutants' and a run's ways to tell
 KNOWN: contextvars.ContextVar[dict[str, str]] = contextvars.ContextVar("modules", default={})  # suite_source.knowing_modules
 GIVEN = {"impl", "grader", "get_ipython", "display", "In", "Out"}  # what the assignment or IPython binds: never a test's
 
@@ -41,6 +43,19 @@ def private_path(text: str, modules: bool = True) -> str | None:
         names = [part for part in text.split(".") if (part.startswith("_") and len(part) > 1)
                  or (modules and allowed.foreign_module(part))]
     return next((name for name in names if name not in DUNDERS), None)
+
+
+def identifiers(node: ast.AST) -> list[str]:
+    """The identifiers one node names: a name, an attribute, a def's or class's name, an import's names and module."""
+    if isinstance(node, ast.Name):
+        return [node.id]
+    if isinstance(node, ast.Attribute):
+        return [node.attr]
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [node.name]
+    if isinstance(node, ast.alias):
+        return [node.name] + ([node.asname] if node.asname else [])
+    return [node.module] if isinstance(node, ast.ImportFrom) and node.module else []
 
 
 def forbidden(source: str, modules: dict[str, str] | None = None,
@@ -67,6 +82,9 @@ def forbidden(source: str, modules: dict[str, str] | None = None,
         found.append(((key, fields), why))
 
     for node in ast.walk(tree):
+        for word in identifiers(node):
+            if any(part.lower() in NAMES for part in word.split(".")):
+                refuse("seen_word", "why_rules", code=word)
         if isinstance(node, (ast.Global, ast.Nonlocal)):  # state kept between runs: a call counter
             refuse("seen_code", "why_detect", code=f"`{type(node).__name__.lower()} {', '.join(node.names)}`")
         elif isinstance(node, ast.Match):  # a class pattern reads attributes by keyword, dunders too

@@ -1,21 +1,22 @@
 """What the check cell of homework 3 (notebook 19_homework_attention_tests) gives its review (review.py) to read, as
 the grader's static review reads the notebook: the tests' source and their helpers' (`sources`), the kernel's
-top-level statements that define them and the globals they read (`notebook_source`, chosen as the grader chooses a
-question's answer code: anatomy_grading.static.answer_code), and what the tests' module binds to modules and to
-other modules' functions (`modules_of`) or the kernel's imports bound (`imports_run`), set for one check by
-`knowing_modules`.
+top-level statements that define them and the globals they read, but the template's cells (`notebook_source`, chosen
+as the grader chooses a question's answer code: anatomy.homework.answers.answer_code), and what the tests' module binds
+to modules and to other modules' functions (`modules_of`) or the kernel's imports bound (`imports_run`), set for
+one check by `knowing_modules`.
 """
 from __future__ import annotations
 
 import ast
 import contextvars
 import functools
+import hashlib
 import sys
 import types
 from typing import Any, Callable, Iterable
 
-from anatomy.homework.attention_tests import allowed, review, state
-from anatomy_grading.static import answer_code, defined, parsed
+from anatomy.homework.attention_tests import allowed, review, state, template
+from anatomy.homework.answers import answer_code, defined, normalized, parsed
 
 NOTEBOOK: contextvars.ContextVar[str] = contextvars.ContextVar("notebook", default="")  # knowing_modules sets it
 
@@ -44,10 +45,10 @@ def knowing_modules(check: Callable) -> Callable:
             tests = list(tests)
         except TypeError:  # not a list of tests: the check says so
             return check(tests, *args, **kwargs)
-        statements = history(tests)
+        everything, mine = history(tests)
         context = contextvars.copy_context()  # the modules and statements are known inside this call only
-        context.run(review.KNOWN.set, imports_run(statements) | modules_of(tests))
-        context.run(NOTEBOOK.set, notebook_source(statements, namespace(tests), [given, *tests]))
+        context.run(review.KNOWN.set, imports_run(everything) | modules_of(tests))
+        context.run(NOTEBOOK.set, notebook_source(mine, namespace(tests), [given, *tests]))
         return context.run(check, tests, *args, **kwargs)
     return run
 
@@ -61,11 +62,16 @@ def namespace(tests: list[Any]) -> dict[str, Any]:
     return getattr(shell, "user_ns", {})
 
 
-def history(tests: list[Any]) -> list[ast.stmt]:
-    """The top-level statements of every cell the kernel ran (IPython's `In`), in order; none outside IPython."""
+def history(tests: list[Any]) -> tuple[list[ast.stmt], list[ast.stmt]]:
+    """The top-level statements of every cell the kernel ran (IPython's `In`), in order, and of those that are not
+    one of the template's cells (template.CELLS: the grader skips a template cell left unchanged); none outside
+    IPython."""
     cells = namespace(tests).get("In")
-    trees = [parsed(cell) for cell in (cells if isinstance(cells, list) else []) if isinstance(cell, str)]
-    return [statement for tree in trees if tree is not None for statement in tree.body]
+    cells = [cell for cell in (cells if isinstance(cells, list) else []) if isinstance(cell, str)]
+    mine = [hashlib.sha256(normalized(cell).encode()).hexdigest() not in template.CELLS for cell in cells]
+    trees = [(parsed(cell), own) for cell, own in zip(cells, mine)]
+    everything = [(statement, own) for tree, own in trees if tree is not None for statement in tree.body]
+    return [s for s, _ in everything], [s for s, own in everything if own]
 
 
 def imports_run(statements: list[ast.stmt]) -> dict[str, str]:
@@ -78,8 +84,9 @@ def notebook_source(statements: list[ast.stmt], scope: dict[str, Any], objects: 
     """The kernel's latest top-level statement defining each name, those that define the names bound to `objects`
     (the tests' list, its tests) and, transitively, the names they use: what the grader reviews as the answer."""
     latest = {name: k for k, statement in enumerate(statements) for name in defined(statement)}
+    kept = set(latest.values()) | {k for k, statement in enumerate(statements) if not defined(statement)}  # `H.y = f`
     symbols = {name for name, value in scope.items() if any(value is o for o in objects)}
-    chosen = answer_code([(k, statements[k]) for k in sorted(set(latest.values()))], symbols)
+    chosen = answer_code([(k, statements[k]) for k in sorted(kept)], symbols)
     return "\n\n".join(ast.unparse(statement) for _, statement in chosen)
 
 

@@ -24,7 +24,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "cat_equivalent": {"en": "a change that keeps the behaviour", "ko": "동작이 같은 변경"},
     "score": {"en": "your tests caught {caught} of {total} planted bugs", "ko": "심어 둔 버그 {total}개 중 테스트가 {caught}개를 잡았습니다"},
     "survivors": {"en": "not caught: {categories}", "ko": "잡지 못한 버그: {categories}"},
-    "equivalent_failed": {"en": "your tests failed {count} correct variant(s) (the same behaviour, written differently): "
+    "equivalent_failed": {"en": "your tests failed on {count} correct variant(s) (the same behaviour, written differently): "
                                 "{tests}; each costs a quarter of this question's points; compare floats with a "
                                 "tolerance (torch.testing.assert_close), not equality or allclose's defaults",
                           "ko": "테스트가 올바른 변형(동작은 같고 쓰는 방식만 다른 동등 뮤턴트) {count}개를 실패로 "
@@ -111,6 +111,8 @@ MESSAGES: dict[str, dict[str, str]] = {
                          "`dtype`s and the names listed, of `copy` `copy.copy` and `copy.deepcopy`)",
                    "ko": "`{code}` (`{module}`은(는) 규칙이 허용한 이름이 아닙니다: `torch`에서는 텐서 함수, `dtype`, 나열한 이름, "
                          "`copy`에서는 `copy.copy`와 `copy.deepcopy`만 됩니다)"},
+    "seen_word": {"en": "`{code}` (a name of the grading code or its planted bugs, which no answer may hold)",
+                  "ko": "`{code}` (채점 코드나 심어 둔 버그의 이름: 답안에 담을 수 없음)"},
     "seen_module_value": {"en": "`{code}` (a module used as a value: write `{code}.name` where you use it; if "
                                 "`{code}` is a variable of yours, give it a name no `import` in the notebook uses)",
                           "ko": "`{code}` (값으로 쓴 모듈: 쓰는 곳에서 `{code}.name`처럼 쓰세요. `{code}`가 직접 만든 "
