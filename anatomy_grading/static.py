@@ -93,7 +93,8 @@ def review(cells: list[str], template: list[str], questions: dict[str, dict]) ->
     zero, judged = {}, set()
     for question, rules in questions.items():
         extra = reviewer(rules["review"], everything, own) if rules.get("review") else None
-        for i, node in answer_code(statements, set(rules["symbols"])):
+        scoped = {} if rules.get("review") else {"follow": words, "changes": False}  # homeworks 1, 2: every word
+        for i, node in answer_code(statements, set(rules["symbols"]), **scoped):
             judged.add(id(node))
             if hits := hits_of(node, rules, extra):
                 zero[question] = rules["zero"].format(what=hits[0], cell=i)  # plan.question_rules worded it

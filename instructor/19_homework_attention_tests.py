@@ -32,7 +32,15 @@
 #     assert torch.allclose(weights.sum(-1), torch.ones(2, 4), atol=1e-5)
 # ```
 #
-# Each question's answer is a list of such functions (`q1_tests = [test_rows_sum_to_one, ...]`).
+# Each question's answer is a list of such functions (`q1_tests = [test_rows_sum_to_one, ...]`):
+#
+# | question | what your tests must hold | points | time |
+# |---|---|---|---|
+# | 1 | `attention(q, k, v, mask)`: scaled dot-product attention with a boolean mask | 4 | 35 min |
+# | 2 | `causal_mask(Tq, Tk)`: the causal mask, also for the last Tq of Tk positions | 2 | 15 min |
+# | 3 | `MultiHeadAttention(D, H)`: heads, projections | 3 | 25 min |
+# | 4 | `DecoderLayer(D, H, d_ff)`: causal self-attention, cross-attention over the source | 3 | 25 min |
+# | 5 | `KVCache`: generating with a cache equals attending without one | 3 | 20 min |
 #
 # **How it is graded.** The grader runs your tests against the correct implementation and against
 # versions of it with one bug planted each (a *mutant*) of the kind real code has. Your score on a
@@ -48,8 +56,8 @@
 #   receives is a stand-in for objects in another process and looks the same whichever implementation
 #   runs: only the numbers differ. Every run (one call of one test against one implementation) starts
 #   from the same state in a fresh copy of your notebook's process, so a counter, list or cache a test
-#   keeps is back at its start on every run (a global that cannot be copied, a generator say, scores the
-#   question 0). The runs come in a secret random order. A test may not
+#   keeps is back at its start on every run (a global your tests read that cannot be copied, a generator
+#   say, scores the question 0). The trials (below) come in a secret random order. A test may not
 #   write files or start processes or threads, and your cells must leave no thread running (every
 #   question scores 0 otherwise). How the grader keeps the runs apart is in *For the curious* at the end;
 # - **what a test may use.** A review reads your cells before anything runs, and it goes by what is
@@ -81,9 +89,9 @@
 #   (`"{} {:.3f}".format(...)`; f-strings are fine) or a `match` statement, nor keep state from one run
 #   to the next (a mutable default argument, a list or dict outside the test that it changes). Call
 #   `impl.attention(...)`, never `getattr(impl, "attention")`;
-# - **your answer's code** is the cell that lists a question's tests, the tests, the helpers they call,
-#   and every top-level statement of a cell you wrote that defines or changes a global they read (the
-#   template's own cells are not yours). It is reviewed as a test is, and may not contain the names
+# - **your answer's code** is the statement that lists a question's tests, the tests, the helpers they
+#   call, and every top-level statement of a cell you wrote that defines or changes a global they read
+#   (leave the template's setup and import cells as they are: changed, they become yours). It is reviewed as a test is, and may not contain the names
 #   `homework`, `anatomy_grading`, `mutants`, `mutation`, `closure`, `_bug`, `getpid` or `getstate`. A
 #   global of yours needs a name no `import` in the notebook uses (`B, T, F = 2, 3, 32` is read as the
 #   module `F`). Practise with `hw` and `impl` in cells that define nothing your tests read:
@@ -100,20 +108,13 @@
 #
 # Half of each question's points come from the check cell after it (seed 0), half from a hidden check
 # that runs the same tests with another random seed, so do not rely on lucky numbers. The check cell
-# runs the same mutants in your notebook and the same review of your answer's code (the latest run of
-# each cell); the grade comes from the grader's own run of your notebook. Where your tests miss
+# runs the same mutants in your notebook and the same review of your answer's code, as you last ran each
+# name's definition; the grader reads every cell of the saved notebook, so delete a cell you replaced (a
+# global defined in two cells is judged in both). The grade comes from the grader's own run of your notebook. Where your tests miss
 # something, otter prints "❌ Test case failed" and, under it, what they missed: the feedback names the
 # *kind* of bug ("a scaling error", "a masking error"), never its code. The mutants are not secret, for
 # practice outside your tests: `hw.MUTANTS` names them, and `hw.practice("no_scale")` hands you one as a
 # test receives it.
-#
-# | question | what your tests must hold | points | time |
-# |---|---|---|---|
-# | 1 | `attention(q, k, v, mask)`: scaled dot-product attention with a boolean mask | 4 | 35 min |
-# | 2 | `causal_mask(Tq, Tk)`: the causal mask, also for the last Tq of Tk positions | 2 | 15 min |
-# | 3 | `MultiHeadAttention(D, H)`: heads, projections | 3 | 25 min |
-# | 4 | `DecoderLayer(D, H, d_ff)`: causal self-attention, cross-attention over the source | 3 | 25 min |
-# | 5 | `KVCache`: generating with a cache equals attending without one | 3 | 20 min |
 #
 # Expected time (an estimate, not yet measured on students): about 2 hours for a student who has done
 # notebooks 03, 04, 06 and 11, plus a quarter of an hour to read these rules.
@@ -627,11 +628,12 @@ print(hw.check_tests.feedback([], question="q5"))
 # thread; the grader keeps torch at one thread, whatever `torch.set_num_threads` asks, and tqdm's
 # progress bars without their monitor thread. Keeping the outputs a test saw, to learn the correct ones
 # by majority over the runs, would copy the answer instead of testing it. What a test could still read
-# off its process (its id) tells it at most its place among the runs, and that earns nothing: the runs
-# come in a secret random order, each mutant runs twice and is caught only when your tests fail on it
-# both times, and the correct code runs seven times among them, so a test that fails by position, not by
+# off its process (its id) tells it at most its place among the runs, and that earns nothing: the trials
+# come in a secret random order, each mutant gets two trials and is caught only when your tests fail on it
+# in both, and the correct code gets seven among them, so a test that fails by position, not by
 # what it computes, catches less than a tenth of a bug per question on average and most often fails a
-# correct run (0 points). A global that cannot be copied (a generator, say) scores the question 0.
+# correct run (0 points). A global your tests read that cannot be copied (a generator, say) scores the
+# question 0.
 
 # %% [markdown]
 # Maintainer checks: `tests/test_attention_tests_homework.py` plays every mutant against the reference

@@ -402,3 +402,30 @@ def test_a_change_to_a_global_and_the_grader_s_names_count_in_both_reviews(cells
     found, _ = static_review(TEMPLATE_CELLS + cells, TEMPLATE_CELLS, QUESTIONS)
     assert said.startswith("your tests use") and refused in said, said
     assert "q1" in found and refused.strip("`") in found["q1"], found
+
+
+def test_a_list_built_by_append_is_the_answer_in_both_reviews():
+    """Second lecturer reading A2: `q1_tests.append(test_x)` changes the list in place; the grader took only
+    `q1_tests = []` as the answer, so a test using numpy was flagged, not scored 0. Both now score it 0."""
+    from anatomy.homework import attention_tests as hw
+    cells = ["import numpy as np\n", "def test_x(impl):\n    assert np.ones(1) and impl.causal_mask(2).all()\n",
+             "q1_tests = []\n", "q1_tests.append(test_x)\n"]
+    said = hw.check_tests.feedback(kernel(cells)["q1_tests"], question="q1")
+    found, _ = static_review(TEMPLATE_CELLS + cells, TEMPLATE_CELLS, QUESTIONS)
+    assert said.startswith("your tests use") and "`np`" in said, said
+    assert "q1" in found and "`np`" in found["q1"], found
+
+
+def test_ipython_s_output_names_and_a_change_run_again_are_not_the_answer():
+    """Second lecturer reading C3: a cell ending in `q1_tests` binds IPython's `_` to the list, which pulled in any
+    statement binding `_`; a change run again (`Box.n = 2` after `Box.n = len(hw.MUTANTS)`) kept the first."""
+    from anatomy.homework.attention_tests import suite_source
+    cells = ["class Box:\n    n = 0\n", "Box.n = len(hw.MUTANTS)\n", "Box.n = 2\n",
+             "for bug in hw.MUTANTS[:2]:\n    out, _ = bug, 0\n",
+             "def test_x(impl):\n    assert impl.causal_mask(Box.n).all()\n", "q1_tests = [test_x]\n"]
+    namespace = kernel(cells)
+    namespace["_"] = namespace["_6"] = namespace["q1_tests"]  # what IPython binds after a cell ending in `q1_tests`
+    tests = namespace["q1_tests"]
+    everything, mine = suite_source.history(tests)
+    source = suite_source.notebook_source(mine, namespace, [tests, *tests])
+    assert "Box.n = 2" in source and "MUTANTS" not in source, source

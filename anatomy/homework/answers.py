@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import ast
 import symtable
+from typing import Callable, Iterable
 
-UNSCOPED = ("module", "class")  # a class body reads a name it binds from the globals until it binds it: all count
+UNSCOPED = ("module", "class")
+MUTATING = {"append", "extend", "insert", "update", "setdefault", "add", "remove", "discard", "pop", "popitem", "clear",
+            "sort", "reverse"}  # a container's methods that change it in place  # a class body reads a name it binds from the globals until it binds it: all count
 
 
 def normalized(source: str) -> str:
@@ -43,17 +46,21 @@ def defined(statement: ast.AST) -> set[str]:
 
 
 def changed(statement: ast.AST) -> set[str]:
-    """The names whose object a top-level statement changes in place (`H.y = open`, `L[0] = f`, `del D[k]`): it is
-    part of their definition. Outside its functions, lambdas and classes' bodies, as `defined`."""
+    """The names whose object a top-level statement changes in place (`H.y = open`, `L[0] = f`, `del D[k]`,
+    `q1_tests.append(test_x)`): it is part of their definition. Outside its functions, lambdas and classes' bodies,
+    as `defined`; a call that changes what it is given (`f(L)`) is not seen."""
     names: set[str] = set()
     stack = [statement]
     while stack:
         node = stack.pop()
+        root = None
         if isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, (ast.Store, ast.Del)):
             root = node.value
-            while isinstance(root, (ast.Attribute, ast.Subscript)):
-                root = root.value
-            names |= {root.id} if isinstance(root, ast.Name) else set()
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MUTATING:
+            root = node.func.value
+        while isinstance(root, (ast.Attribute, ast.Subscript)):
+            root = root.value
+        names |= {root.id} if isinstance(root, ast.Name) else set()
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
             stack += list(ast.iter_child_nodes(node))
     return names
@@ -76,12 +83,13 @@ def reads(statement: ast.AST) -> set[str]:
     return found
 
 
-def answer_code(statements: list[tuple[int, ast.stmt]], symbols: set[str]) -> list[tuple[int, ast.stmt]]:
-    """The student's top-level statements that define or change `symbols`, and those defining the globals they
-    read, transitively: the code a question's answer runs."""
+def answer_code(statements: list[tuple[int, ast.stmt]], symbols: set[str], follow: Callable[[ast.AST], Iterable[str]] = reads,
+                changes: bool = True) -> list[tuple[int, ast.stmt]]:
+    """The student's top-level statements that define (or, with `changes`, change) `symbols`, and those defining the
+    names `follow` finds in them (the globals they read), transitively: the code a question's answer runs."""
     definers: dict[str, list[int]] = {}
     for k, (_, node) in enumerate(statements):
-        for name in defined(node) | changed(node):
+        for name in defined(node) | (changed(node) if changes else set()):
             definers.setdefault(name, []).append(k)
     chosen: set[int] = set()
     seen, wanted = set(), list(symbols)  # each name and each statement looked at once: linear in the code
@@ -93,5 +101,5 @@ def answer_code(statements: list[tuple[int, ast.stmt]], symbols: set[str]) -> li
         for k in definers.get(name, ()):
             if k not in chosen:
                 chosen.add(k)
-                wanted += reads(statements[k][1])
+                wanted += follow(statements[k][1])
     return [statements[k] for k in sorted(chosen)]

@@ -82,9 +82,6 @@ def forbidden(source: str, modules: dict[str, str] | None = None,
         found.append(((key, fields), why))
 
     for node in ast.walk(tree):
-        for word in identifiers(node):
-            if any(part.lower() in NAMES for part in word.split(".")):
-                refuse("seen_word", "why_rules", code=word)
         if isinstance(node, (ast.Global, ast.Nonlocal)):  # state kept between runs: a call counter
             refuse("seen_code", "why_detect", code=f"`{type(node).__name__.lower()} {', '.join(node.names)}`")
         elif isinstance(node, ast.Match):  # a class pattern reads attributes by keyword, dunders too
@@ -106,4 +103,7 @@ def forbidden(source: str, modules: dict[str, str] | None = None,
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and (name := private_path(node.value, reaches)):
             refuse("seen_private_string" if name.startswith("_") else "seen_module_string", "why_detect", attr=name,
                    text=repr(node.value[:40]))
+        for word in identifiers(node):  # after the node's own refusals, which say more (`from anatomy.homework import`)
+            if any(part.lower() in NAMES for part in word.split(".")):
+                refuse("seen_word", "why_rules", code=word)
     return list({(key, tuple(fields.items()), why): ((key, fields), why) for (key, fields), why in found}.values())

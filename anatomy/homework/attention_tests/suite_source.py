@@ -11,6 +11,7 @@ import ast
 import contextvars
 import functools
 import hashlib
+import re
 import sys
 import types
 from typing import Any, Callable, Iterable
@@ -19,6 +20,7 @@ from anatomy.homework.attention_tests import allowed, review, state, template
 from anatomy.homework.answers import answer_code, defined, normalized, parsed
 
 NOTEBOOK: contextvars.ContextVar[str] = contextvars.ContextVar("notebook", default="")  # knowing_modules sets it
+CACHE = re.compile(r"_+|_\d+|_i+\d*|_[iod]h|In|Out")  # IPython's names for past inputs and outputs: not the student's
 
 
 def modules_of(tests: Iterable[Any]) -> dict[str, str]:
@@ -84,10 +86,17 @@ def notebook_source(statements: list[ast.stmt], scope: dict[str, Any], objects: 
     """The kernel's latest top-level statement defining each name, those that define the names bound to `objects`
     (the tests' list, its tests) and, transitively, the names they use: what the grader reviews as the answer."""
     latest = {name: k for k, statement in enumerate(statements) for name in defined(statement)}
-    kept = set(latest.values()) | {k for k, statement in enumerate(statements) if not defined(statement)}  # `H.y = f`
-    symbols = {name for name, value in scope.items() if any(value is o for o in objects)}
+    changes = {target(statement): k for k, statement in enumerate(statements) if not defined(statement)}  # `H.y = f`
+    kept = set(latest.values()) | set(changes.values())
+    symbols = {name for name, value in scope.items() if any(value is o for o in objects) and not CACHE.fullmatch(name)}
     chosen = answer_code([(k, statements[k]) for k in sorted(kept)], symbols)
     return "\n\n".join(ast.unparse(statement) for _, statement in chosen)
+
+
+def target(statement: ast.stmt) -> str:
+    """What a statement that defines no name is about: its targets (`Box.n`, run again later, replaces it), else all of it."""
+    targets = getattr(statement, "targets", None) or [getattr(statement, "target", statement)]
+    return " ".join(ast.unparse(t) for t in targets)
 
 
 def exported(value: Any) -> str:
