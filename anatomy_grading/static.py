@@ -90,10 +90,12 @@ def review(cells: list[str], template: list[str], questions: dict[str, dict]) ->
     statements = [(i, node) for i, tree in trees.items() for node in tree.body]
     everything = [tree for c in cells if (tree := parsed(c)) is not None]
     own = {name for _, node in statements for name in defined(node)}  # the student's cells' names
+    imported = {n for tree in everything for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom))
+                for n in defined(node)}  # a call on a module (torch.add) changes nothing of the student's
     zero, judged = {}, set()
     for question, rules in questions.items():
         extra = reviewer(rules["review"], everything, own) if rules.get("review") else None
-        scoped = {} if rules.get("review") else {"follow": words, "changes": False}  # homeworks 1, 2: every word
+        scoped = {"modules": imported} if rules.get("review") else {"follow": words, "changes": False}  # 1, 2: every word
         for i, node in answer_code(statements, set(rules["symbols"]), **scoped):
             judged.add(id(node))
             if hits := hits_of(node, rules, extra):

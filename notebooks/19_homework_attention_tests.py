@@ -193,9 +193,10 @@
 #
 # Half of each question's points come from the check cell after it (seed 0), half from a hidden check
 # that runs the same tests with another random seed, so do not rely on lucky numbers. The check cell
-# runs the same mutants in your notebook and the same review of your answer's code, as you last ran each
-# name's definition; the grader reads every cell of the saved notebook, so delete a cell you replaced (a
-# global defined in two cells is judged in both). The grade comes from the grader's own run of your notebook. Where your tests miss
+# runs the same mutants in your notebook and the same review of your answer's code, as your kernel ran it (a
+# definition you ran again replaces the one before, unless something read it in between); the grader reads
+# every cell of the saved notebook, so delete a cell you replaced (a global defined in two cells is judged in
+# both). The grade comes from the grader's own run of your notebook. Where your tests miss
 # something, otter prints "❌ Test case failed" and, under it, what they missed: the feedback names the
 # *kind* of bug ("a scaling error", "a masking error"), never its code. The mutants are not secret, for
 # practice outside your tests: `hw.MUTANTS` names them, and `hw.practice("no_scale")` hands you one as a

@@ -429,3 +429,42 @@ def test_ipython_s_output_names_and_a_change_run_again_are_not_the_answer():
     everything, mine = suite_source.history(tests)
     source = suite_source.notebook_source(mine, namespace, [tests, *tests])
     assert "Box.n = 2" in source and "MUTANTS" not in source, source
+
+
+@pytest.mark.parametrize("cells, kept, dropped", [
+    (["SIZES = [len(open('/proc/self/stat').read()) % 3 + 1]\nSIZES += [3]\n"], "open", None),  # read, then changed
+    (["class Box:\n    n = 1\n", "Box.n = len(hw.MUTANTS)\n", "Box.n += 1\n"], "MUTANTS", None),
+    (["SIZE = len(open('/proc/self/stat').read())\n", "SIZE = 4\n"], "SIZE = 4", "open"),  # rebound, unread: replaced
+    (["SIZE = len(open('/proc/self/stat').read())\n", "SIZES = [SIZE]\n", "SIZE = 4\n"], "open", None),  # read first
+    (["import numpy as np\n", "def test_np(impl):\n    assert np.ones(1)\n", "q1_tests = []\n",
+      "q1_tests.append(test_np)\n"], "q1_tests = [test_x]", "test_np"),  # the list rebuilt later: the append is gone
+])
+def test_the_check_cell_drops_only_what_a_later_statement_replaced_unread(cells, kept, dropped):
+    """Third lecturer reading A1, B1: the check cell dropped every statement whose names a later one bound again
+    (`SIZES += [3]` hid `SIZES = [...open...]`, `Box.n += 1` hid `Box.n = len(hw.MUTANTS)`), and kept an append the
+    list was later rebuilt without. A statement counts unless a later one rebinds all it touched before anything
+    read it (answers.in_force)."""
+    from anatomy.homework.attention_tests import suite_source
+    test = "def test_x(impl):\n    assert impl.causal_mask(4).all() and SIZES and SIZE and Box\n"
+    cells = ["SIZES, SIZE = [1], 1\nclass Box:\n    n = 1\n"] + cells + [test, "q1_tests = [test_x]\n"]
+    namespace = kernel(cells)
+    tests = namespace["q1_tests"]
+    everything, mine = suite_source.history(tests)
+    source = suite_source.notebook_source(mine, namespace, [tests, *tests], suite_source.imports_run(everything))
+    assert kept in source and (dropped is None or dropped not in source), source
+
+
+def test_a_call_on_a_module_in_a_practice_loop_is_not_the_answer():
+    """Third lecturer reading B2: `torch.add(...)` in a loop over hw.MUTANTS counted as changing `torch` (`add` is
+    a container's method name), so the loop became every question's answer and scored 0 for `MUTANTS`."""
+    from anatomy.homework.attention_tests import suite_source
+    practice = "for m in hw.MUTANTS:\n    torch.add(torch.ones(1), 1)\n"
+    cells = [practice, "def test_x(impl):\n    assert impl.causal_mask(2).all() and torch.ones(1).sum() == 1\n",
+             "q1_tests = [test_x]\n"]
+    found, flags = static_review(TEMPLATE_CELLS + cells, TEMPLATE_CELLS, QUESTIONS)
+    assert "q1" not in found and any("outside the answers" in f for f in flags), (found, flags)
+    namespace = kernel(cells)
+    tests = namespace["q1_tests"]
+    everything, mine = suite_source.history(tests)
+    source = suite_source.notebook_source(mine, namespace, [tests, *tests], suite_source.imports_run(everything))
+    assert "MUTANTS" not in source, source

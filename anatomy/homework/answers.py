@@ -11,9 +11,9 @@ import ast
 import symtable
 from typing import Callable, Iterable
 
-UNSCOPED = ("module", "class")
+UNSCOPED = ("module", "class")  # a class body reads a name it binds from the globals until it binds it: all count
 MUTATING = {"append", "extend", "insert", "update", "setdefault", "add", "remove", "discard", "pop", "popitem", "clear",
-            "sort", "reverse"}  # a container's methods that change it in place  # a class body reads a name it binds from the globals until it binds it: all count
+            "sort", "reverse"}  # a container's methods that change it in place
 
 
 def normalized(source: str) -> str:
@@ -83,13 +83,51 @@ def reads(statement: ast.AST) -> set[str]:
     return found
 
 
+def rebinds(statement: ast.stmt) -> set[str]:
+    """What a statement binds afresh without reading it first, so that it replaces what ran before: a def, a class,
+    an import, `SIZE = 4`, `Box.n = 2` (not `SIZES += [3]`, a loop's variable or `Box.n = Box.n + 1`)."""
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return {statement.name}
+    if isinstance(statement, (ast.Import, ast.ImportFrom)):
+        return defined(statement)
+    if not isinstance(statement, ast.Assign):
+        return set()
+    read = reads(ast.Expr(statement.value))
+    bound = defined(statement) | {ast.unparse(t) for t in statement.targets if isinstance(t, (ast.Attribute, ast.Subscript))}
+    return {key for key in bound if root(key) not in read}
+
+
+def root(key: str) -> str:  # "Box" of "Box.n" or "L[0]"
+    return key.split(".")[0].split("[")[0]
+
+
+def in_force(statements: list[ast.stmt]) -> list[int]:
+    """The statements of a kernel's history (in the order they ran) that still count: all but those whose every
+    name and target a later statement rebinds before anything reads them (`SIZE = len(...)` then `SIZE = 4`).
+    A statement that reads a name, or changes it in place, keeps what ran before it."""
+    rebound: set[str] = set()
+    kept = []
+    for k in reversed(range(len(statements))):
+        statement = statements[k]
+        fresh = rebinds(statement)
+        touched = defined(statement) | fresh | (changed(statement) - {root(key) for key in fresh})  # Box.n = 2: Box.n
+        if touched and touched <= rebound:
+            continue  # replaced later, before anything read it
+        kept.append(k)
+        read = reads(ast.Expr(statement.value)) if isinstance(statement, ast.Assign) else reads(statement)
+        read |= changed(statement)
+        rebound = {key for key in rebound if root(key) not in read} | fresh
+    return sorted(kept)
+
+
 def answer_code(statements: list[tuple[int, ast.stmt]], symbols: set[str], follow: Callable[[ast.AST], Iterable[str]] = reads,
-                changes: bool = True) -> list[tuple[int, ast.stmt]]:
-    """The student's top-level statements that define (or, with `changes`, change) `symbols`, and those defining the
-    names `follow` finds in them (the globals they read), transitively: the code a question's answer runs."""
+                changes: bool = True, modules: Iterable[str] = ()) -> list[tuple[int, ast.stmt]]:
+    """The student's top-level statements that define (or, with `changes`, change: not the `modules`' names, as in
+    `torch.add(...)`) `symbols`, and those defining the names `follow` finds in them (the globals they read),
+    transitively: the code a question's answer runs."""
     definers: dict[str, list[int]] = {}
     for k, (_, node) in enumerate(statements):
-        for name in defined(node) | (changed(node) if changes else set()):
+        for name in defined(node) | (changed(node) - set(modules) if changes else set()):
             definers.setdefault(name, []).append(k)
     chosen: set[int] = set()
     seen, wanted = set(), list(symbols)  # each name and each statement looked at once: linear in the code

@@ -17,7 +17,7 @@ import types
 from typing import Any, Callable, Iterable
 
 from anatomy.homework.attention_tests import allowed, review, state, template
-from anatomy.homework.answers import answer_code, defined, normalized, parsed
+from anatomy.homework.answers import answer_code, in_force, normalized, parsed
 
 NOTEBOOK: contextvars.ContextVar[str] = contextvars.ContextVar("notebook", default="")  # knowing_modules sets it
 CACHE = re.compile(r"_+|_\d+|_i+\d*|_[iod]h|In|Out")  # IPython's names for past inputs and outputs: not the student's
@@ -49,8 +49,9 @@ def knowing_modules(check: Callable) -> Callable:
             return check(tests, *args, **kwargs)
         everything, mine = history(tests)
         context = contextvars.copy_context()  # the modules and statements are known inside this call only
-        context.run(review.KNOWN.set, imports_run(everything) | modules_of(tests))
-        context.run(NOTEBOOK.set, notebook_source(mine, namespace(tests), [given, *tests]))
+        modules = imports_run(everything)
+        context.run(review.KNOWN.set, modules | modules_of(tests))
+        context.run(NOTEBOOK.set, notebook_source(mine, namespace(tests), [given, *tests], modules))
         return context.run(check, tests, *args, **kwargs)
     return run
 
@@ -82,21 +83,14 @@ def imports_run(statements: list[ast.stmt]) -> dict[str, str]:
     return review.imported_modules(ast.Module(body=statements, type_ignores=[]))
 
 
-def notebook_source(statements: list[ast.stmt], scope: dict[str, Any], objects: list[Any]) -> str:
-    """The kernel's latest top-level statement defining each name, those that define the names bound to `objects`
-    (the tests' list, its tests) and, transitively, the names they use: what the grader reviews as the answer."""
-    latest = {name: k for k, statement in enumerate(statements) for name in defined(statement)}
-    changes = {target(statement): k for k, statement in enumerate(statements) if not defined(statement)}  # `H.y = f`
-    kept = set(latest.values()) | set(changes.values())
+def notebook_source(statements: list[ast.stmt], scope: dict[str, Any], objects: list[Any], modules: Iterable[str] = ()) -> str:
+    """Of the kernel's top-level statements still in force (answers.in_force: a statement rebound later before
+    anything read it is not), those that define or change the names bound to `objects` (the tests' list, its
+    tests) and, transitively, the globals they read: what the grader reviews as the answer; `modules`: the names
+    the kernel's imports bound (a call on them changes nothing of the student's)."""
     symbols = {name for name, value in scope.items() if any(value is o for o in objects) and not CACHE.fullmatch(name)}
-    chosen = answer_code([(k, statements[k]) for k in sorted(kept)], symbols)
+    chosen = answer_code([(k, statements[k]) for k in in_force(statements)], symbols, modules=modules)
     return "\n\n".join(ast.unparse(statement) for _, statement in chosen)
-
-
-def target(statement: ast.stmt) -> str:
-    """What a statement that defines no name is about: its targets (`Box.n`, run again later, replaces it), else all of it."""
-    targets = getattr(statement, "targets", None) or [getattr(statement, "target", statement)]
-    return " ".join(ast.unparse(t) for t in targets)
 
 
 def exported(value: Any) -> str:
