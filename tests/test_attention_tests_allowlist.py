@@ -13,7 +13,7 @@ import torch
 
 from anatomy.homework import messages
 from anatomy.homework.attention_tests import allowed, review
-from anatomy_grading.static import code_cells, review as static_review
+from anatomy_grading.static import code_cells, review as static_review, runnable as static_runnable
 
 ROOT = Path(__file__).resolve().parent.parent
 TORCH = Path(importlib.util.find_spec("torch").origin).parent
@@ -324,6 +324,8 @@ def kernel(cells: list[str]) -> dict:
     """A kernel's namespace after the template's imports and `cells`, with IPython's history (`In`): the template's
     cells (whose setup is stood in for: `device`, the imports), then `cells`."""
     namespace = {"__name__": "__main__", "In": [""] + TEMPLATE_CELLS + cells, "device": torch.device("cpu")}
+    shell = type("Shell", (), {"run_cell_magic": lambda self, name, line, body: exec(body, namespace)})()
+    namespace["get_ipython"] = lambda: shell  # what a `%%time` cell, as IPython keeps it, calls
     for cell in [NOTEBOOK_TOP] + cells:
         exec(compile(cell, "<cell>", "exec"), namespace)
     return namespace
@@ -468,3 +470,40 @@ def test_a_call_on_a_module_in_a_practice_loop_is_not_the_answer():
     everything, mine = suite_source.history(tests)
     source = suite_source.notebook_source(mine, namespace, [tests, *tests], suite_source.imports_run(everything))
     assert "MUTANTS" not in source, source
+
+
+@pytest.mark.parametrize("cells, zero", [
+    (["CASES = []\nfor m in range(3):\n    CASES.append(torch.randn(2, m + 1))\n", "for m in hw.MUTANTS:\n    print(m.name)\n",
+      "def test_x(impl):\n    assert CASES and impl.causal_mask(2).all()\n"], None),  # a loop's variable is bound first
+    (["DEV = 'cuda' if torch.cuda.is_available() else 'cpu'\nDEV = 'cpu'\n",
+      "def test_x(impl):\n    assert DEV and impl.causal_mask(2).all()\n"], None),  # replaced unread, in one cell
+    (["DEV = 'cuda' if torch.cuda.is_available() else 'cpu'\n", "DEV = 'cpu'\n",
+      "def test_x(impl):\n    assert DEV and impl.causal_mask(2).all()\n"], None),  # in two cells: the grader agrees
+    (["A = torch.cuda.is_available()\n", "def make():\n    return [A]\n", "X = make()\n", "A = 4\n",
+      "def test_x(impl):\n    assert X is not None and impl.causal_mask(2).all()\n"], "`torch.cuda`"),  # read by a call
+    (["A = torch.cuda.is_available()\n", "def test_x(impl):\n    assert A is not None and impl.causal_mask(2).all()\n",
+      "A = 4\n"], None),  # the natural repair: the global's cell run again, the test's not (a def reads when called)
+    (["%%time\nimport numpy as np\ndef test_x(impl):\n    assert np.ones(1) and impl.causal_mask(2).all()\n"], "`np`"),
+])
+def test_the_check_cell_and_the_grader_choose_the_same_statements(cells, zero):
+    """Fourth lecturer reading A1-A3, B1: a loop's variable pulled another cell's loop into the answer; a global
+    replaced unread was still judged by the grader; a refused value read by a call survived its global's rebinding;
+    a `%%time` cell was invisible to the check cell; a repaired global stayed refused until the test's cell ran
+    again. Both reviews now read the statements in force (history.in_force), the grader in the notebook's order."""
+    from anatomy.homework import attention_tests as hw
+    cells = cells + ["q1_tests = [test_x]\n"]
+    kernel_cells = [c if not c.startswith("%%time\n") else
+                    f"get_ipython().run_cell_magic('time', '', {c[len('%%time' + chr(10)):]!r})\n" for c in cells]
+    said = hw.check_tests.feedback(kernel(kernel_cells)["q1_tests"], question="q1") if zero else None
+    found, _ = static_review(TEMPLATE_CELLS + [static_runnable(c) for c in cells], TEMPLATE_CELLS, QUESTIONS)
+    if zero is None:
+        from anatomy.homework.attention_tests import suite_source, review as rules
+        namespace = kernel(kernel_cells)
+        tests = namespace["q1_tests"]
+        everything, mine = suite_source.history(tests)
+        modules = suite_source.imports_run(everything)
+        source = suite_source.notebook_source(mine, namespace, [tests, *tests], modules)
+        assert "q1" not in found and rules.forbidden(source, modules | suite_source.modules_of(tests)) == [], (found, source)
+    else:
+        assert said.startswith("your tests use") and zero in said, said
+        assert "q1" in found and zero in found["q1"], found

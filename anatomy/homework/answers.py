@@ -1,9 +1,9 @@
 """Which of a notebook's top-level statements are a question's answer code, for the three homeworks (notebooks 08,
 10 and 19): those that define or change the question's symbols and, transitively, the globals they read. What a
 statement reads is Python's own scope analysis (symtable): a test's local variable is nobody's global, so a
-top-level `for m in hw.MUTANTS` is not the answer of a test with a local `m`. The trusted grader's static review
-(anatomy_grading/static.py) loads this file by path, and homework 3's check cell imports it (suite_source.py):
-standard library only (the review's process has no torch).
+top-level `for m in hw.MUTANTS` is not the answer of a test with a local `m`; history.py says which statements
+still count. The trusted grader's static review (anatomy_grading/static.py) loads this file by path, and homework
+3's check cell imports it (suite_source.py): standard library only (the review's process has no torch).
 """
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import symtable
 from typing import Callable, Iterable
 
 UNSCOPED = ("module", "class")  # a class body reads a name it binds from the globals until it binds it: all count
+SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)  # code that runs later, or apart
 MUTATING = {"append", "extend", "insert", "update", "setdefault", "add", "remove", "discard", "pop", "popitem", "clear",
             "sort", "reverse"}  # a container's methods that change it in place
 
@@ -20,8 +21,7 @@ def normalized(source: str) -> str:
     return "\n".join(line.rstrip() for line in source.strip().splitlines())
 
 
-def parsed(source: str) -> ast.Module | None:
-    """The cell's tree; None where CPython cannot compile it either (a syntax error, nesting too deep)."""
+def parsed(source: str) -> ast.Module | None:  # None where CPython cannot compile it either (syntax, nesting)
     try:
         return ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -61,63 +61,43 @@ def changed(statement: ast.AST) -> set[str]:
         while isinstance(root, (ast.Attribute, ast.Subscript)):
             root = root.value
         names |= {root.id} if isinstance(root, ast.Name) else set()
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            stack += list(ast.iter_child_nodes(node))
+        stack += [] if isinstance(node, SCOPES) else list(ast.iter_child_nodes(node))
     return names
 
 
+def names(node: ast.AST) -> set[str]:  # every name in a node
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
 def reads(statement: ast.AST) -> set[str]:
-    """The globals a top-level statement reads, by Python's scopes (symtable): every name read at the top level or
-    in a class body, and in a function only what is global there (not its locals, not its enclosing function's).
-    Every name in it where symtable cannot read it."""
+    """The globals a top-level statement reads, by Python's scopes (symtable): the names read at the top level or in
+    a class body (not a loop's or a `with`'s variable the statement binds before reading it), and in a function
+    only what is global there (not its locals, not its enclosing function's). Every name in it where symtable
+    cannot read it."""
     try:
         table = symtable.symtable(ast.unparse(statement), "<cell>", "exec")
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return {n.id for n in ast.walk(statement) if isinstance(n, ast.Name)}
+        return names(statement)
     found, tables = set(), [table]
     while tables:
         scope = tables.pop()
         tables += scope.get_children()
         unscoped = str(scope.get_type()) in UNSCOPED  # a str, or on 3.13 a StrEnum whose str() is the same
-        found |= {s.get_name() for s in scope.get_symbols() if s.is_global() or unscoped and s.is_referenced()}
+        found |= {s.get_name() for s in scope.get_symbols() if (s.is_referenced() if unscoped else s.is_global())}
+    return found - bound_first(statement)
+
+
+def bound_first(statement: ast.AST) -> set[str]:
+    """The names a top-level statement binds before it reads them: a `for` loop's and a `with`'s variables (unless
+    the loop's iterable or the `with`'s expression reads them); outside its functions and classes."""
+    found, stack = set(), [statement]
+    while stack:
+        node = stack.pop()
+        pairs = [(node.target, node.iter)] if isinstance(node, (ast.For, ast.AsyncFor)) else [
+            (i.optional_vars, i.context_expr) for i in node.items if i.optional_vars] if isinstance(node, (ast.With, ast.AsyncWith)) else []
+        found |= {n for bound, read in pairs for n in names(bound) - names(read)}
+        stack += [] if isinstance(node, SCOPES) else list(ast.iter_child_nodes(node))
     return found
-
-
-def rebinds(statement: ast.stmt) -> set[str]:
-    """What a statement binds afresh without reading it first, so that it replaces what ran before: a def, a class,
-    an import, `SIZE = 4`, `Box.n = 2` (not `SIZES += [3]`, a loop's variable or `Box.n = Box.n + 1`)."""
-    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return {statement.name}
-    if isinstance(statement, (ast.Import, ast.ImportFrom)):
-        return defined(statement)
-    if not isinstance(statement, ast.Assign):
-        return set()
-    read = reads(ast.Expr(statement.value))
-    bound = defined(statement) | {ast.unparse(t) for t in statement.targets if isinstance(t, (ast.Attribute, ast.Subscript))}
-    return {key for key in bound if root(key) not in read}
-
-
-def root(key: str) -> str:  # "Box" of "Box.n" or "L[0]"
-    return key.split(".")[0].split("[")[0]
-
-
-def in_force(statements: list[ast.stmt]) -> list[int]:
-    """The statements of a kernel's history (in the order they ran) that still count: all but those whose every
-    name and target a later statement rebinds before anything reads them (`SIZE = len(...)` then `SIZE = 4`).
-    A statement that reads a name, or changes it in place, keeps what ran before it."""
-    rebound: set[str] = set()
-    kept = []
-    for k in reversed(range(len(statements))):
-        statement = statements[k]
-        fresh = rebinds(statement)
-        touched = defined(statement) | fresh | (changed(statement) - {root(key) for key in fresh})  # Box.n = 2: Box.n
-        if touched and touched <= rebound:
-            continue  # replaced later, before anything read it
-        kept.append(k)
-        read = reads(ast.Expr(statement.value)) if isinstance(statement, ast.Assign) else reads(statement)
-        read |= changed(statement)
-        rebound = {key for key in rebound if root(key) not in read} | fresh
-    return sorted(kept)
 
 
 def answer_code(statements: list[tuple[int, ast.stmt]], symbols: set[str], follow: Callable[[ast.AST], Iterable[str]] = reads,
@@ -129,8 +109,7 @@ def answer_code(statements: list[tuple[int, ast.stmt]], symbols: set[str], follo
     for k, (_, node) in enumerate(statements):
         for name in defined(node) | (changed(node) - set(modules) if changes else set()):
             definers.setdefault(name, []).append(k)
-    chosen: set[int] = set()
-    seen, wanted = set(), list(symbols)  # each name and each statement looked at once: linear in the code
+    chosen, seen, wanted = set(), set(), list(symbols)  # each name and each statement looked at once: linear in the code
     while wanted:
         name = wanted.pop()
         if name in seen:

@@ -17,7 +17,8 @@ import types
 from typing import Any, Callable, Iterable
 
 from anatomy.homework.attention_tests import allowed, review, state, template
-from anatomy.homework.answers import answer_code, in_force, normalized, parsed
+from anatomy.homework.answers import answer_code, normalized, parsed
+from anatomy.homework.history import in_force
 
 NOTEBOOK: contextvars.ContextVar[str] = contextvars.ContextVar("notebook", default="")  # knowing_modules sets it
 CACHE = re.compile(r"_+|_\d+|_i+\d*|_[iod]h|In|Out")  # IPython's names for past inputs and outputs: not the student's
@@ -70,11 +71,22 @@ def history(tests: list[Any]) -> tuple[list[ast.stmt], list[ast.stmt]]:
     one of the template's cells (template.CELLS: the grader skips a template cell left unchanged); none outside
     IPython."""
     cells = namespace(tests).get("In")
-    cells = [cell for cell in (cells if isinstance(cells, list) else []) if isinstance(cell, str)]
+    cells = [unwrapped(cell) for cell in (cells if isinstance(cells, list) else []) if isinstance(cell, str)]
     mine = [hashlib.sha256(normalized(cell).encode()).hexdigest() not in template.CELLS for cell in cells]
     trees = [(parsed(cell), own) for cell, own in zip(cells, mine)]
     everything = [(statement, own) for tree, own in trees if tree is not None for statement in tree.body]
     return [s for s, _ in everything], [s for s, own in everything if own]
+
+
+def unwrapped(cell: str) -> str:
+    """A cell IPython keeps as `get_ipython().run_cell_magic('time', '', body)` (`%%time`): its body, which the grader
+    reviews (its `%%` line aside); any other cell as it is."""
+    tree = parsed(cell)
+    call = getattr(tree.body[0], "value", None) if tree is not None and len(tree.body) == 1 else None
+    if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "run_cell_magic" \
+            and len(call.args) == 3 and isinstance(call.args[2], ast.Constant) and isinstance(call.args[2].value, str):
+        return call.args[2].value
+    return cell
 
 
 def imports_run(statements: list[ast.stmt]) -> dict[str, str]:

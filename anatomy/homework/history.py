@@ -1,0 +1,69 @@
+"""Which top-level statements of a notebook still count, in the order they ran (the kernel's history for homework
+3's check cell, notebook 19; the saved notebook's cells, in order, for the trusted grader): a statement that a later
+one replaces before anything read it does not (`SIZE = len(...)` then `SIZE = 4`). Standard library only: the
+grader's review loads this file by path (anatomy_grading/static.py), and it loads answers.py beside it so.
+"""
+from __future__ import annotations
+
+import ast
+from importlib.util import module_from_spec, spec_from_file_location
+from pathlib import Path
+
+_spec = spec_from_file_location("_homework_answers", Path(__file__).with_name("answers.py"))  # by path: no package
+answers = module_from_spec(_spec)
+_spec.loader.exec_module(answers)
+changed, defined, reads = answers.changed, answers.defined, answers.reads
+
+
+def rebinds(statement: ast.stmt) -> set[str]:
+    """What a statement binds afresh without reading it first, so that it replaces what ran before: a def, a class,
+    an import, `SIZE = 4`, `Box.n = 2` (not `SIZES += [3]`, a loop's variable or `Box.n = Box.n + 1`)."""
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return {statement.name}
+    if isinstance(statement, (ast.Import, ast.ImportFrom)):
+        return defined(statement)
+    if not isinstance(statement, ast.Assign):
+        return set()
+    read = reads(ast.Expr(statement.value))
+    bound = defined(statement) | {ast.unparse(t) for t in statement.targets if isinstance(t, (ast.Attribute, ast.Subscript))}
+    return {key for key in bound if root(key) not in read}
+
+
+def root(key: str) -> str:  # "Box" of "Box.n" or "L[0]"
+    return key.split(".")[0].split("[")[0]
+
+
+def in_force(statements: list[ast.stmt]) -> list[int]:
+    """The statements of a kernel's history (in the order they ran) that still count: all but those whose every
+    name and target a later statement rebinds before anything reads them (`SIZE = len(...)` then `SIZE = 4`).
+    A statement that reads a name, or changes it in place, keeps what ran before it."""
+    rebound, kept = set(), []
+    for k in reversed(range(len(statements))):
+        statement = statements[k]
+        fresh = rebinds(statement)
+        touched = defined(statement) | fresh | (changed(statement) - {root(key) for key in fresh})  # Box.n = 2: Box.n
+        if touched and touched <= rebound:
+            continue  # replaced later, before anything read it
+        kept.append(k)
+        read = read_now(statement, statements[:k]) | changed(statement)
+        rebound = {key for key in rebound if root(key) not in read} | fresh
+    return sorted(kept)
+
+
+def read_now(statement: ast.stmt, before: list[ast.stmt]) -> set[str]:
+    """The globals a top-level statement reads when it runs: a def's decorators and defaults only (its body reads
+    when called), an assignment's value, anything else whole; and what the functions it calls read, by their
+    latest definition in `before` (`X = make()`, where make reads A, reads A)."""
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        now = statement.decorator_list + statement.args.defaults + [d for d in statement.args.kw_defaults if d]
+        return set().union(*(reads(ast.Expr(e)) for e in now))
+    read = reads(ast.Expr(statement.value)) if isinstance(statement, ast.Assign) else reads(statement)
+    bodies = {node.name: node for node in before if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    called, seen = [n for n in read if n in bodies], set()
+    while called:  # and what those functions call, once each
+        name = called.pop()
+        if name not in seen:
+            seen.add(name)
+            read |= reads(bodies[name])
+            called += [n for n in reads(bodies[name]) if n in bodies]
+    return read
