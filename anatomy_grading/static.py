@@ -21,7 +21,6 @@ from anatomy_grading.words import hits_of, reviewer, rules_module, words
 
 _answers = rules_module("anatomy.homework.answers")  # by path: the review's process imports no anatomy (torch)
 answer_code, defined, normalized, parsed = _answers.answer_code, _answers.defined, _answers.normalized, _answers.parsed
-in_force = rules_module("anatomy.homework.history").in_force  # which statements still count, in cell order
 
 MAX_BYTES, MAX_CODE = 50 << 20, 2_000_000  # a notebook's bytes, its characters of code: no more is reviewed or run
 LARGE_CODE = 200_000  # characters of code that may carry data or weights: flagged
@@ -91,15 +90,13 @@ def review(cells: list[str], template: list[str], questions: dict[str, dict]) ->
     statements = [(i, node) for i, tree in trees.items() for node in tree.body]
     everything = [tree for c in cells if (tree := parsed(c)) is not None]
     own = {name for _, node in statements for name in defined(node)}  # the student's cells' names
-    current = [statements[k] for k in in_force([node for _, node in statements])]  # a statement replaced unread: gone
     imported = {n for tree in everything for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom))
                 for n in defined(node)}  # a call on a module (torch.add) changes nothing of the student's
     zero, judged = {}, set()
     for question, rules in questions.items():
         extra = reviewer(rules["review"], everything, own) if rules.get("review") else None
         scoped = {"modules": imported} if rules.get("review") else {"follow": words, "changes": False}  # 1, 2: every word
-        pool = current if rules.get("review") else statements  # homework 3: as its check cell reads the kernel
-        for i, node in answer_code(pool, set(rules["symbols"]), **scoped):
+        for i, node in answer_code(statements, set(rules["symbols"]), **scoped):
             judged.add(id(node))
             if hits := hits_of(node, rules, extra):
                 zero[question] = rules["zero"].format(what=hits[0], cell=i)  # plan.question_rules worded it

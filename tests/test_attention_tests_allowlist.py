@@ -475,35 +475,49 @@ def test_a_call_on_a_module_in_a_practice_loop_is_not_the_answer():
 @pytest.mark.parametrize("cells, zero", [
     (["CASES = []\nfor m in range(3):\n    CASES.append(torch.randn(2, m + 1))\n", "for m in hw.MUTANTS:\n    print(m.name)\n",
       "def test_x(impl):\n    assert CASES and impl.causal_mask(2).all()\n"], None),  # a loop's variable is bound first
-    (["DEV = 'cuda' if torch.cuda.is_available() else 'cpu'\nDEV = 'cpu'\n",
-      "def test_x(impl):\n    assert DEV and impl.causal_mask(2).all()\n"], None),  # replaced unread, in one cell
-    (["DEV = 'cuda' if torch.cuda.is_available() else 'cpu'\n", "DEV = 'cpu'\n",
-      "def test_x(impl):\n    assert DEV and impl.causal_mask(2).all()\n"], None),  # in two cells: the grader agrees
     (["A = torch.cuda.is_available()\n", "def make():\n    return [A]\n", "X = make()\n", "A = 4\n",
       "def test_x(impl):\n    assert X is not None and impl.causal_mask(2).all()\n"], "`torch.cuda`"),  # read by a call
-    (["A = torch.cuda.is_available()\n", "def test_x(impl):\n    assert A is not None and impl.causal_mask(2).all()\n",
-      "A = 4\n"], None),  # the natural repair: the global's cell run again, the test's not (a def reads when called)
     (["%%time\nimport numpy as np\ndef test_x(impl):\n    assert np.ones(1) and impl.causal_mask(2).all()\n"], "`np`"),
+    (["import time\ndef test_x(impl):\n    assert impl.causal_mask(2).all()\n", "q1_tests = [test_x]\nfor t in q1_tests:\n"
+      "    start = time.time()\n"], None),  # a loop over the list is not the list
 ])
 def test_the_check_cell_and_the_grader_choose_the_same_statements(cells, zero):
-    """Fourth lecturer reading A1-A3, B1: a loop's variable pulled another cell's loop into the answer; a global
-    replaced unread was still judged by the grader; a refused value read by a call survived its global's rebinding;
-    a `%%time` cell was invisible to the check cell; a repaired global stayed refused until the test's cell ran
-    again. Both reviews now read the statements in force (history.in_force), the grader in the notebook's order."""
+    """Fourth and fifth lecturer readings: a loop's variable pulled another cell's loop into the answer; a refused
+    value read by a call survived its global's rebinding; a `%%time` cell was invisible to the check cell; a loop
+    `for t in q1_tests` made `t` a name of the answer. Both reviews now agree on each."""
     from anatomy.homework import attention_tests as hw
     cells = cells + ["q1_tests = [test_x]\n"]
     kernel_cells = [c if not c.startswith("%%time\n") else
                     f"get_ipython().run_cell_magic('time', '', {c[len('%%time' + chr(10)):]!r})\n" for c in cells]
-    said = hw.check_tests.feedback(kernel(kernel_cells)["q1_tests"], question="q1") if zero else None
     found, _ = static_review(TEMPLATE_CELLS + [static_runnable(c) for c in cells], TEMPLATE_CELLS, QUESTIONS)
     if zero is None:
-        from anatomy.homework.attention_tests import suite_source, review as rules
-        namespace = kernel(kernel_cells)
-        tests = namespace["q1_tests"]
-        everything, mine = suite_source.history(tests)
-        modules = suite_source.imports_run(everything)
-        source = suite_source.notebook_source(mine, namespace, [tests, *tests], modules)
-        assert "q1" not in found and rules.forbidden(source, modules | suite_source.modules_of(tests)) == [], (found, source)
+        assert "q1" not in found and check_cell_refusals(kernel_cells) == [], found
     else:
+        said = hw.check_tests.feedback(kernel(kernel_cells)["q1_tests"], question="q1")
         assert said.startswith("your tests use") and zero in said, said
         assert "q1" in found and zero in found["q1"], found
+
+
+def check_cell_refusals(cells: list[str]) -> list:
+    """What the check cell's review refuses, for a kernel that ran `cells` (no grading run)."""
+    from anatomy.homework.attention_tests import suite_source
+    namespace = kernel(cells)
+    tests = namespace["q1_tests"]
+    everything, mine = suite_source.history(tests)
+    modules = suite_source.imports_run(everything)
+    source = suite_source.notebook_source(mine, namespace, [tests, *tests], modules)
+    return review.forbidden(source, modules | suite_source.modules_of(tests))
+
+
+def test_a_global_replaced_in_the_kernel_but_kept_in_the_notebook_is_judged_by_the_grader():
+    """What cell 0 says differs: the check cell reads the statements in force in the kernel (a repaired global's
+    cell run again clears it, even with the test's cell not run again), the grader every statement of the saved
+    notebook, so a global defined twice there (one line replaced by the next) is judged in both."""
+    refused, repaired = "DEV = 'cuda' if torch.cuda.is_available() else 'cpu'\n", "DEV = 'cpu'\n"
+    test = "def test_x(impl):\n    assert DEV and impl.causal_mask(2).all()\n\n\nq1_tests = [test_x]\n"
+    assert check_cell_refusals([refused, test, repaired]) == []  # the global's cell repaired and run again
+    assert check_cell_refusals([refused + repaired, test]) == []
+    found, _ = static_review(TEMPLATE_CELLS + [refused + repaired, test], TEMPLATE_CELLS, QUESTIONS)
+    assert "`torch.cuda`" in found["q1"], found  # both lines saved: the grader judges both
+    found, _ = static_review(TEMPLATE_CELLS + [repaired, test], TEMPLATE_CELLS, QUESTIONS)
+    assert "q1" not in found, found  # the line replaced in the saved notebook: nothing to judge

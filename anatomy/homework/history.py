@@ -1,18 +1,13 @@
-"""Which top-level statements of a notebook still count, in the order they ran (the kernel's history for homework
-3's check cell, notebook 19; the saved notebook's cells, in order, for the trusted grader): a statement that a later
-one replaces before anything read it does not (`SIZE = len(...)` then `SIZE = 4`). Standard library only: the
-grader's review loads this file by path (anatomy_grading/static.py), and it loads answers.py beside it so.
+"""Which top-level statements of a kernel's history still count, in the order they ran (homework 3's check cell,
+notebook 19): a statement that a later one replaces before anything read it does not (`SIZE = len(...)` then
+`SIZE = 4`); the trusted grader reads every statement of the saved notebook instead. The check cell imports
+it (suite_source.py).
 """
 from __future__ import annotations
 
 import ast
-from importlib.util import module_from_spec, spec_from_file_location
-from pathlib import Path
 
-_spec = spec_from_file_location("_homework_answers", Path(__file__).with_name("answers.py"))  # by path: no package
-answers = module_from_spec(_spec)
-_spec.loader.exec_module(answers)
-changed, defined, reads = answers.changed, answers.defined, answers.reads
+from anatomy.homework.answers import changed, defined, reads
 
 
 def rebinds(statement: ast.stmt) -> set[str]:
@@ -59,7 +54,8 @@ def read_now(statement: ast.stmt, before: list[ast.stmt]) -> set[str]:
         return set().union(*(reads(ast.Expr(e)) for e in now))
     read = reads(ast.Expr(statement.value)) if isinstance(statement, ast.Assign) else reads(statement)
     bodies = {node.name: node for node in before if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
-    called, seen = [n for n in read if n in bodies], set()
+    calls = {n.func.id for n in ast.walk(statement) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+    called, seen = [n for n in calls if n in bodies], set()  # `q1_tests = [test_x]` names test_x, calls nothing
     while called:  # and what those functions call, once each
         name = called.pop()
         if name not in seen:

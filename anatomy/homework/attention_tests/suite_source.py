@@ -96,11 +96,12 @@ def imports_run(statements: list[ast.stmt]) -> dict[str, str]:
 
 
 def notebook_source(statements: list[ast.stmt], scope: dict[str, Any], objects: list[Any], modules: Iterable[str] = ()) -> str:
-    """Of the kernel's top-level statements still in force (answers.in_force: a statement rebound later before
+    """Of the kernel's top-level statements still in force (history.in_force: a statement rebound later before
     anything read it is not), those that define or change the names bound to `objects` (the tests' list, its
     tests) and, transitively, the globals they read: what the grader reviews as the answer; `modules`: the names
     the kernel's imports bound (a call on them changes nothing of the student's)."""
-    symbols = {name for name, value in scope.items() if any(value is o for o in objects) and not CACHE.fullmatch(name)}
+    named = [{name for name, value in scope.items() if value is o and not CACHE.fullmatch(name)} for o in objects]
+    symbols = named[0] or set().union(*named[1:])  # the list's name (q1_tests) as the grader's, not a loop's `t`
     chosen = answer_code([(k, statements[k]) for k in in_force(statements)], symbols, modules=modules)
     return "\n\n".join(ast.unparse(statement) for _, statement in chosen)
 
