@@ -195,9 +195,11 @@
 # that runs the same tests with another random seed, so do not rely on lucky numbers. The check cell
 # runs the same mutants in your notebook and the same review of your answer's code, as your kernel ran it (a
 # definition you ran again replaces the one before, unless something read it in between). The grader reads every
-# statement of the saved notebook, so delete a line you replaced (a global defined twice there is judged in both),
-# and it runs all your cells before any test, so do not bind a global your tests read again in a cell below their
-# check cell. Before you submit, Restart and Run All, then run each check cell once more. The grade comes from the
+# statement of the saved notebook, so delete every definition you replaced (an old draft of a test, a helper or a
+# global left in the notebook is judged too), keep IPython's `%` and `!` lines out of the cells that define your
+# tests and what they read, and, since it runs all your cells before any test, do not bind a global your tests
+# read again in a cell below their check cell. Before you submit, Restart and Run All, then run each check cell
+# once more. The grade comes from the
 # grader's own run of your notebook. Where your tests miss
 # something, otter prints "❌ Test case failed" and, under it, what they missed: the feedback names the
 # *kind* of bug ("a scaling error", "a masking error"), never its code. The mutants are not secret, for
