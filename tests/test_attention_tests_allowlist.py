@@ -331,6 +331,14 @@ def kernel(cells: list[str]) -> dict:
     return namespace
 
 
+def check_cell_view(namespace: dict) -> tuple[dict, str]:
+    """What the check cell's review knows of a kernel (suite_source.kernel_view, as knowing_modules calls it):
+    ({name: module}, the answer's statements in force) for its `q1_tests`."""
+    from anatomy.homework.attention_tests import suite_source
+    tests = namespace["q1_tests"]
+    return suite_source.kernel_view(tests, list(tests))
+
+
 @pytest.mark.parametrize("route", list(KERNEL_ROUTES))
 def test_the_check_cell_and_the_grader_refuse_the_same_top_level_statements(route):
     """The check cell reads the kernel's top-level statements that define the tests and what they read (IPython's
@@ -351,13 +359,10 @@ def test_the_check_cell_reads_the_latest_run_of_each_name_only():
     from anatomy.homework.attention_tests import suite_source
     cells = ["SIZE = len(open('/proc/self/stat').read())\n", "SIZE = 4\n",
              "def test_x(impl):\n    assert impl.causal_mask(SIZE).shape == (SIZE, SIZE)\n", "q1_tests = [test_x]\n"]
-    namespace = kernel(cells)
-    tests = namespace["q1_tests"]
-    everything, mine = suite_source.history(tests)
-    source = suite_source.notebook_source(mine, namespace, [tests, *tests])
+    known, source = check_cell_view(kernel(cells))
     assert "SIZE = 4" in source and "open" not in source, source
-    assert review.forbidden(source, suite_source.imports_run(everything) | suite_source.modules_of(tests)) == []
-    assert suite_source.history([lambda impl: None]) == ([], [])  # plain Python has no history
+    assert review.forbidden(source, known) == []
+    assert suite_source.history(suite_source.namespace([lambda impl: None])) == ([], [])  # plain Python: no history
 
 
 def test_the_check_cell_knows_the_template_s_cells_as_the_grader_does():
@@ -373,19 +378,15 @@ def test_the_template_s_cells_and_a_test_s_locals_are_not_the_student_s_answer()
     that reads `device`, and both reviews followed a test's local `m` to a top-level `for m in hw.MUTANTS` (the
     grader scored it 0 for `MUTANTS`). Now the template's cells are skipped by both, and only the globals a statement
     reads are followed (symtable)."""
-    from anatomy.homework.attention_tests import suite_source
     practice = "for m in hw.MUTANTS:\n    print(m.name)\n"
     test = ("def test_x(impl):\n    out = torch.ones(2, device=device)\n    for m in range(2):\n"
             "        assert impl.causal_mask(m + 1).all() and out.sum() == 2\n")
     cells = [practice, test, "q1_tests = [test_x]\n"]
     found, flags = static_review(TEMPLATE_CELLS + cells, TEMPLATE_CELLS, QUESTIONS)
     assert "q1" not in found and any("MUTANTS" in f and "outside the answers" in f for f in flags), (found, flags)
-    namespace = kernel(cells)
-    tests = namespace["q1_tests"]
-    everything, mine = suite_source.history(tests)
-    source = suite_source.notebook_source(mine, namespace, [tests, *tests])
+    known, source = check_cell_view(kernel(cells))
     assert "setup_notebook" not in source and "MUTANTS" not in source and "def test_x" in source, source
-    assert review.forbidden(source, suite_source.imports_run(everything) | suite_source.modules_of(tests)) == []
+    assert review.forbidden(source, known) == []
 
 
 @pytest.mark.parametrize("cells, refused", [
@@ -421,15 +422,12 @@ def test_a_list_built_by_append_is_the_answer_in_both_reviews():
 def test_ipython_s_output_names_and_a_change_run_again_are_not_the_answer():
     """Second lecturer reading C3: a cell ending in `q1_tests` binds IPython's `_` to the list, which pulled in any
     statement binding `_`; a change run again (`Box.n = 2` after `Box.n = len(hw.MUTANTS)`) kept the first."""
-    from anatomy.homework.attention_tests import suite_source
     cells = ["class Box:\n    n = 0\n", "Box.n = len(hw.MUTANTS)\n", "Box.n = 2\n",
              "for bug in hw.MUTANTS[:2]:\n    out, _ = bug, 0\n",
              "def test_x(impl):\n    assert impl.causal_mask(Box.n).all()\n", "q1_tests = [test_x]\n"]
     namespace = kernel(cells)
     namespace["_"] = namespace["_6"] = namespace["q1_tests"]  # what IPython binds after a cell ending in `q1_tests`
-    tests = namespace["q1_tests"]
-    everything, mine = suite_source.history(tests)
-    source = suite_source.notebook_source(mine, namespace, [tests, *tests])
+    _, source = check_cell_view(namespace)
     assert "Box.n = 2" in source and "MUTANTS" not in source, source
 
 
@@ -446,29 +444,21 @@ def test_the_check_cell_drops_only_what_a_later_statement_replaced_unread(cells,
     (`SIZES += [3]` hid `SIZES = [...open...]`, `Box.n += 1` hid `Box.n = len(hw.MUTANTS)`), and kept an append the
     list was later rebuilt without. A statement counts unless a later one rebinds all it touched before anything
     read it (answers.in_force)."""
-    from anatomy.homework.attention_tests import suite_source
     test = "def test_x(impl):\n    assert impl.causal_mask(4).all() and SIZES and SIZE and Box\n"
     cells = ["SIZES, SIZE = [1], 1\nclass Box:\n    n = 1\n"] + cells + [test, "q1_tests = [test_x]\n"]
-    namespace = kernel(cells)
-    tests = namespace["q1_tests"]
-    everything, mine = suite_source.history(tests)
-    source = suite_source.notebook_source(mine, namespace, [tests, *tests], suite_source.imports_run(everything))
+    _, source = check_cell_view(kernel(cells))
     assert kept in source and (dropped is None or dropped not in source), source
 
 
 def test_a_call_on_a_module_in_a_practice_loop_is_not_the_answer():
     """Third lecturer reading B2: `torch.add(...)` in a loop over hw.MUTANTS counted as changing `torch` (`add` is
     a container's method name), so the loop became every question's answer and scored 0 for `MUTANTS`."""
-    from anatomy.homework.attention_tests import suite_source
     practice = "for m in hw.MUTANTS:\n    torch.add(torch.ones(1), 1)\n"
     cells = [practice, "def test_x(impl):\n    assert impl.causal_mask(2).all() and torch.ones(1).sum() == 1\n",
              "q1_tests = [test_x]\n"]
     found, flags = static_review(TEMPLATE_CELLS + cells, TEMPLATE_CELLS, QUESTIONS)
     assert "q1" not in found and any("outside the answers" in f for f in flags), (found, flags)
-    namespace = kernel(cells)
-    tests = namespace["q1_tests"]
-    everything, mine = suite_source.history(tests)
-    source = suite_source.notebook_source(mine, namespace, [tests, *tests], suite_source.imports_run(everything))
+    _, source = check_cell_view(kernel(cells))
     assert "MUTANTS" not in source, source
 
 
@@ -500,13 +490,8 @@ def test_the_check_cell_and_the_grader_choose_the_same_statements(cells, zero):
 
 def check_cell_refusals(cells: list[str]) -> list:
     """What the check cell's review refuses, for a kernel that ran `cells` (no grading run)."""
-    from anatomy.homework.attention_tests import suite_source
-    namespace = kernel(cells)
-    tests = namespace["q1_tests"]
-    everything, mine = suite_source.history(tests)
-    modules = suite_source.imports_run(everything)
-    source = suite_source.notebook_source(mine, namespace, [tests, *tests], modules)
-    return review.forbidden(source, modules | suite_source.modules_of(tests))
+    known, source = check_cell_view(kernel(cells))
+    return review.forbidden(source, known)
 
 
 def test_a_global_replaced_in_the_kernel_but_kept_in_the_notebook_is_judged_by_the_grader():

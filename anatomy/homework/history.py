@@ -53,13 +53,16 @@ def read_now(statement: ast.stmt, before: list[ast.stmt]) -> set[str]:
         now = statement.decorator_list + statement.args.defaults + [d for d in statement.args.kw_defaults if d]
         return set().union(*(reads(ast.Expr(e)) for e in now))
     read = reads(ast.Expr(statement.value)) if isinstance(statement, ast.Assign) else reads(statement)
-    bodies = {node.name: node for node in before if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
     calls = {n.func.id for n in ast.walk(statement) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
-    called, seen = [n for n in calls if n in bodies], set()  # `q1_tests = [test_x]` names test_x, calls nothing
+    if not calls:  # `q1_tests = [test_x]` names test_x, calls nothing
+        return read
+    bodies = {node.name: node for node in before if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    called, seen = [n for n in calls if n in bodies], set()
     while called:  # and what those functions call, once each
         name = called.pop()
         if name not in seen:
             seen.add(name)
-            read |= reads(bodies[name])
-            called += [n for n in reads(bodies[name]) if n in bodies]
+            body = reads(bodies[name])
+            read |= body
+            called += [n for n in body if n in bodies]
     return read

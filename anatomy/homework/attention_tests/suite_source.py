@@ -48,13 +48,21 @@ def knowing_modules(check: Callable) -> Callable:
             tests = list(tests)
         except TypeError:  # not a list of tests: the check says so
             return check(tests, *args, **kwargs)
-        everything, mine = history(tests)
+        known, source = kernel_view(given, tests)
         context = contextvars.copy_context()  # the modules and statements are known inside this call only
-        modules = imports_run(everything)
-        context.run(review.KNOWN.set, modules | modules_of(tests))
-        context.run(NOTEBOOK.set, notebook_source(mine, namespace(tests), [given, *tests], modules))
+        context.run(review.KNOWN.set, known)
+        context.run(NOTEBOOK.set, source)
         return context.run(check, tests, *args, **kwargs)
     return run
+
+
+def kernel_view(given: Any, tests: list[Any]) -> tuple[dict[str, str], str]:
+    """What the check cell's review knows of the kernel for the tests' list `given`: {name: module} its imports and
+    the tests' module bound, and the answer's statements still in force there (notebook_source)."""
+    scope = namespace(tests)
+    everything, mine = history(scope)
+    modules = imports_run(everything)
+    return modules | modules_of(tests), notebook_source(mine, scope, [given, *tests], modules)
 
 
 def namespace(tests: list[Any]) -> dict[str, Any]:
@@ -66,11 +74,11 @@ def namespace(tests: list[Any]) -> dict[str, Any]:
     return getattr(shell, "user_ns", {})
 
 
-def history(tests: list[Any]) -> tuple[list[ast.stmt], list[ast.stmt]]:
-    """The top-level statements of every cell the kernel ran (IPython's `In`), in order, and of those that are not
-    one of the template's cells (template.CELLS: the grader skips a template cell left unchanged); none outside
-    IPython."""
-    cells = namespace(tests).get("In")
+def history(scope: dict[str, Any]) -> tuple[list[ast.stmt], list[ast.stmt]]:
+    """The top-level statements of every cell the kernel (`scope`, namespace()) ran (IPython's `In`), in order, and
+    of those that are not one of the template's cells (template.CELLS: the grader skips a template cell left
+    unchanged); none outside IPython."""
+    cells = scope.get("In")
     cells = [unwrapped(cell) for cell in (cells if isinstance(cells, list) else []) if isinstance(cell, str)]
     mine = [hashlib.sha256(normalized(cell).encode()).hexdigest() not in template.CELLS for cell in cells]
     trees = [(parsed(cell), own) for cell, own in zip(cells, mine)]
