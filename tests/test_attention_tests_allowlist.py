@@ -419,6 +419,40 @@ def test_a_list_built_by_append_is_the_answer_in_both_reviews():
     assert "q1" in found and "`np`" in found["q1"], found
 
 
+REG = "def reg(f):\n    q1_tests.append(f)\n    return f\n\n"
+
+
+@pytest.mark.parametrize("registration, size, refused", [
+    ("@q1_tests.append\n", "SIZE", "`np`"),  # the global the test reads is now followed
+    (REG + "@reg\n", "2", "`q1_tests.append(f)` (state kept"),  # the function that registers is now read
+    (REG + "def register(f):\n    return reg(f)\n\n@register\n", "2", "`q1_tests.append(f)` (state kept"),
+])
+def test_a_test_registered_by_a_decorator_is_the_answer_in_both_reviews(registration, size, refused):
+    """Seventh lecturer check B1: a test put into its list by a decorator (`@q1_tests.append`, or `@reg` whose body
+    appends) was outside both reviews' answer code: a global it read (SIZE, built with numpy) passed both, and the
+    grader only flagged `reg`. A statement that changes a global through what it calls, at any depth, is now part
+    of the answer, in both reviews."""
+    from anatomy.homework import attention_tests as hw
+    cells = ["import numpy as np\n", "SIZE = int(np.int64(2))\n", "q1_tests = []\n",
+             registration + f"def test_x(impl):\n    assert impl.causal_mask({size}).any()\n"]
+    said = hw.check_tests.feedback(kernel(cells)["q1_tests"], question="q1")
+    found, _ = static_review(TEMPLATE_CELLS + cells, TEMPLATE_CELLS, QUESTIONS)
+    assert said.startswith("your tests use") and refused in said, said
+    assert "q1" in found and refused in found["q1"], found
+
+
+def test_a_helper_s_own_list_is_not_a_change_to_the_answer():
+    """What a function changes is a global only where it is one there: `def keep(f): q1_tests = []; q1_tests.append(f)`
+    changes a local list, not the notebook's, so a practice loop calling it is not the answer."""
+    cells = ["def keep(f):\n    q1_tests = []\n    q1_tests.append(f)\n    return f\n",
+             "for m in hw.MUTANTS:\n    keep(m)\n", "q1_tests = []\n",
+             "def test_x(impl):\n    assert impl.causal_mask(2).any()\n", "q1_tests.append(keep(test_x))\n"]
+    found, flags = static_review(TEMPLATE_CELLS + cells, TEMPLATE_CELLS, QUESTIONS)
+    assert "q1" not in found and any("MUTANTS" in f and "outside the answers" in f for f in flags), (found, flags)
+    _, source = check_cell_view(kernel(cells))
+    assert "MUTANTS" not in source and "def test_x" in source, source
+
+
 def test_ipython_s_output_names_and_a_change_run_again_are_not_the_answer():
     """Second lecturer reading C3: a cell ending in `q1_tests` binds IPython's `_` to the list, which pulled in any
     statement binding `_`; a change run again (`Box.n = 2` after `Box.n = len(hw.MUTANTS)`) kept the first."""

@@ -1,10 +1,7 @@
-"""Which of a notebook's top-level statements are a question's answer code, for the three homeworks (notebooks 08,
-10 and 19): those that define or change the question's symbols and, transitively, the globals they read. What a
-statement reads is Python's own scope analysis (symtable): a test's local variable is nobody's global, so a
-top-level `for m in hw.MUTANTS` is not the answer of a test with a local `m`; history.py says which statements
-still count. The trusted grader's static review (anatomy_grading/static.py) loads this file by path, and homework
-3's check cell imports it (suite_source.py): standard library only (the review's process has no torch).
-"""
+"""Which of a notebook's top-level statements are a question's answer code (homeworks 08, 10 and 19): those that
+define or change its symbols and, transitively, the globals they read, by Python's own scopes (symtable), so a
+test's local `m` is not a top-level `for m in hw.MUTANTS`; history.py says which still count. The grader's static
+review (anatomy_grading/static.py) loads this file by path, the check cell imports it: standard library only."""
 from __future__ import annotations
 
 import ast
@@ -12,6 +9,7 @@ import symtable
 from typing import Callable, Iterable
 
 UNSCOPED = ("module", "class")  # a class body reads a name it binds from the globals until it binds it: all count
+DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)  # code that runs later, or apart
 MUTATING = {"append", "extend", "insert", "update", "setdefault", "add", "remove", "discard", "pop", "popitem", "clear",
             "sort", "reverse"}  # a container's methods that change it in place
@@ -30,11 +28,10 @@ def parsed(source: str) -> ast.Module | None:  # None where CPython cannot compi
 
 def defined(statement: ast.AST) -> set[str]:
     """The module-level names a top-level statement binds (not its functions' locals); no recursion."""
-    names: set[str] = set()
-    stack = [statement]
+    names, stack = set(), [statement]
     while stack:
         node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        if isinstance(node, DEFS):
             names.add(node.name)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             names |= {(a.asname or a.name).split(".")[0] for a in node.names}
@@ -47,22 +44,63 @@ def defined(statement: ast.AST) -> set[str]:
 
 def changed(statement: ast.AST) -> set[str]:
     """The names whose object a top-level statement changes in place (`H.y = open`, `L[0] = f`, `del D[k]`,
-    `q1_tests.append(test_x)`): it is part of their definition. Outside its functions, lambdas and classes' bodies,
-    as `defined`; a call that changes what it is given (`f(L)`) is not seen."""
-    names: set[str] = set()
-    stack = [statement]
+    `q1_tests.append(test_x)`, a def decorated `@q1_tests.append`): it is part of their definition. Only what runs
+    now (`run_now`); a call that changes what it is given (`f(L)`) is not seen, `changed_by_calls` sees more."""
+    names: set[str | None] = set()
+    for node in run_now(statement):
+        if isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names.add(root_name(node.value))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MUTATING:
+            names.add(root_name(node.func.value))
+        elif isinstance(node, DEFS):  # `@q1_tests.append` calls it with the function
+            names |= {root_name(d.value) for d in node.decorator_list
+                      if isinstance(d, ast.Attribute) and d.attr in MUTATING}
+    return names - {None}
+
+
+def run_now(statement: ast.AST) -> list[ast.AST]:
+    """The nodes of a statement that run when it runs: not the bodies of its functions, lambdas and classes, but
+    their decorators and defaults."""
+    found, stack = [], [statement]
     while stack:
         node = stack.pop()
-        root = None
-        if isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            root = node.value
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MUTATING:
-            root = node.func.value
-        while isinstance(root, (ast.Attribute, ast.Subscript)):
-            root = root.value
-        names |= {root.id} if isinstance(root, ast.Name) else set()
+        found.append(node)
+        if isinstance(node, DEFS):
+            defaults = [] if isinstance(node, ast.ClassDef) else node.args.defaults + node.args.kw_defaults
+            stack += node.decorator_list + [d for d in defaults if d]  # None: a keyword with no default
         stack += [] if isinstance(node, SCOPES) else list(ast.iter_child_nodes(node))
-    return names
+    return found
+
+
+def root_name(node: ast.AST | None) -> str | None:  # `L` of `L[0].x`
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def changed_by_calls(statements: list[ast.stmt]) -> dict[str, set[int]]:
+    """{global: the top-level statements that change it in place through a function they call or are decorated
+    with, at any depth (`@register` where `def register(f): q1_tests.append(f)`), by the last def of each name."""
+    defs = {node.name: node for node in statements if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    callers: dict[str, set[int | str]] = {}  # function: the statements (k) and functions (name) that call it
+    for key, nodes in [(k, [node]) for k, node in enumerate(statements)] + [(n, d.body) for n, d in defs.items()]:
+        for name in {c for node in nodes for c in calls(node)} & defs.keys():
+            callers.setdefault(name, set()).add(key)
+    found: dict[str, set[int]] = {}
+    for name, node in defs.items():
+        reached, todo = {name}, [name]
+        while todo:  # the statements and functions that call it, at any depth
+            for key in callers.get(todo.pop(), set()) - reached:
+                reached.add(key)
+                todo += [key] if isinstance(key, str) else []
+        for target in set().union(*(changed(s) for s in node.body)) & reads(node):  # a global of the function
+            found.setdefault(target, set()).update(k for k in reached if isinstance(k, int))
+    return found
+
+
+def calls(statement: ast.AST) -> set[str]:  # the functions a statement calls by name when it runs (`@reg` too)
+    return {n.func.id for n in run_now(statement) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)} | {
+        d.id for n in run_now(statement) if isinstance(n, DEFS) for d in n.decorator_list if isinstance(d, ast.Name)}
 
 
 def names(node: ast.AST) -> set[str]:  # every name in a node
@@ -89,14 +127,12 @@ def reads(statement: ast.AST) -> set[str]:
 
 def bound_first(statement: ast.AST) -> set[str]:
     """The names a top-level statement binds before it reads them: a `for` loop's and a `with`'s variables (unless
-    the loop's iterable or the `with`'s expression reads them); outside its functions and classes."""
-    found, stack = set(), [statement]
-    while stack:
-        node = stack.pop()
+    the loop's iterable or the `with`'s expression reads them), in what runs now (`run_now`)."""
+    found = set()
+    for node in run_now(statement):
         pairs = [(node.target, node.iter)] if isinstance(node, (ast.For, ast.AsyncFor)) else [
             (i.optional_vars, i.context_expr) for i in node.items if i.optional_vars] if isinstance(node, (ast.With, ast.AsyncWith)) else []
         found |= {n for bound, read in pairs for n in names(bound) - names(read)}
-        stack += [] if isinstance(node, SCOPES) else list(ast.iter_child_nodes(node))
     return found
 
 
@@ -105,17 +141,19 @@ def answer_code(statements: list[tuple[int, ast.stmt]], symbols: set[str], follo
     """The student's top-level statements that define (or, with `changes`, change: not the `modules`' names, as in
     `torch.add(...)`) `symbols`, and those defining the names `follow` finds in them (the globals they read),
     transitively: the code a question's answer runs."""
-    definers: dict[str, list[int]] = {}
+    definers: dict[str, set[int]] = {}
     for k, (_, node) in enumerate(statements):
         for name in defined(node) | (changed(node) - set(modules) if changes else set()):
-            definers.setdefault(name, []).append(k)
+            definers.setdefault(name, set()).add(k)
+    for name, ks in changed_by_calls([node for _, node in statements]).items() if changes else ():
+        definers.setdefault(name, set()).update(ks)
     chosen, seen, wanted = set(), set(), list(symbols)  # each name and each statement looked at once: linear in the code
     while wanted:
         name = wanted.pop()
         if name in seen:
             continue
         seen.add(name)
-        for k in definers.get(name, ()):
+        for k in sorted(definers.get(name, ())):
             if k not in chosen:
                 chosen.add(k)
                 wanted += follow(statements[k][1])
