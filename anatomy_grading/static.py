@@ -96,8 +96,9 @@ def review(cells: list[str], template: list[str], questions: dict[str, dict]) ->
     for question, rules in questions.items():
         extra = reviewer(rules["review"], everything, own) if rules.get("review") else None
         scoped = {"modules": imported} if rules.get("review") else {"follow": words, "changes": False}  # 1, 2: every word
-        for i, node in answer_code(statements, set(rules["symbols"]), **scoped):
-            judged.add(id(node))
+        answer = answer_code(statements, set(rules["symbols"]), **scoped)
+        judged |= {id(node) for _, node in answer}  # judged as the answer, though the first refusal ends it
+        for i, node in answer:
             if hits := hits_of(node, rules, extra):
                 zero[question] = rules["zero"].format(what=hits[0], cell=i)  # plan.question_rules worded it
                 if rules.get("flag"):

@@ -419,38 +419,47 @@ def test_a_list_built_by_append_is_the_answer_in_both_reviews():
     assert "q1" in found and "`np`" in found["q1"], found
 
 
+def test_a_test_registered_by_a_list_s_method_as_decorator_is_the_answer_in_both_reviews():
+    """Seventh lecturer check B1: `@q1_tests.append` changes the list as `q1_tests.append(test_x)` does, but the
+    def was not seen as changing it, so a global the test read (SIZE, built with numpy) passed both reviews."""
+    from anatomy.homework import attention_tests as hw
+    cells = ["import numpy as np\n", "SIZE = int(np.int64(2))\n", "q1_tests = []\n",
+             "@q1_tests.append\ndef test_x(impl):\n    assert impl.causal_mask(SIZE).any()\n"]
+    said = hw.check_tests.feedback(kernel(cells)["q1_tests"], question="q1")
+    found, _ = static_review(TEMPLATE_CELLS + cells, TEMPLATE_CELLS, QUESTIONS)
+    assert said.startswith("your tests use") and "`np`" in said, said
+    assert "q1" in found and "`np`" in found["q1"], found
+
+
 REG = "def reg(f):\n    q1_tests.append(f)\n    return f\n\n"
 
 
-@pytest.mark.parametrize("registration, size, refused", [
-    ("@q1_tests.append\n", "SIZE", "`np`"),  # the global the test reads is now followed
-    (REG + "@reg\n", "2", "`q1_tests.append(f)` (state kept"),  # the function that registers is now read
-    (REG + "def register(f):\n    return reg(f)\n\n@register\n", "2", "`q1_tests.append(f)` (state kept"),
+@pytest.mark.parametrize("cells", [
+    ["CASES = []\n", "def add_case(n):\n    CASES.append(torch.randn(2, n))\n", "for n in (2, 3):\n    add_case(n)\n",
+     "def test_x(impl):\n    assert all(impl.causal_mask(c.shape[1]).any() for c in CASES)\n", "q1_tests = [test_x]\n"],
+    ["REFS = {}\n", "def ref(n):\n    REFS[n] = torch.ones(n, n).tril().bool()\n", "ref(3)\n",
+     "def test_x(impl):\n    assert torch.equal(impl.causal_mask(3), REFS[3])\n", "q1_tests = [test_x]\n"],
+    ["q1_tests = []\n", REG + "@reg\ndef test_x(impl):\n    assert impl.causal_mask(3).any()\n"],
+    ["q1_tests = []\n", REG, "def test_x(impl):\n    assert impl.causal_mask(3).any()\n", "reg(test_x)\n"],
 ])
-def test_a_test_registered_by_a_decorator_is_the_answer_in_both_reviews(registration, size, refused):
-    """Seventh lecturer check B1: a test put into its list by a decorator (`@q1_tests.append`, or `@reg` whose body
-    appends) was outside both reviews' answer code: a global it read (SIZE, built with numpy) passed both, and the
-    grader only flagged `reg`. A statement that changes a global through what it calls, at any depth, is now part
-    of the answer, in both reviews."""
+def test_a_helper_called_at_the_top_level_to_fill_a_global_is_not_refused(cells):
+    """Eighth lecturer reading B1: following what a called function changes made its def part of the answer, whose
+    `CASES.append(...)` the review refuses as state kept from one run to the next, though it ran once, before any
+    run: honest helpers scored 0 in both reviews. A call's changes inside the function are not followed."""
     from anatomy.homework import attention_tests as hw
-    cells = ["import numpy as np\n", "SIZE = int(np.int64(2))\n", "q1_tests = []\n",
-             registration + f"def test_x(impl):\n    assert impl.causal_mask({size}).any()\n"]
     said = hw.check_tests.feedback(kernel(cells)["q1_tests"], question="q1")
     found, _ = static_review(TEMPLATE_CELLS + cells, TEMPLATE_CELLS, QUESTIONS)
-    assert said.startswith("your tests use") and refused in said, said
-    assert "q1" in found and refused in found["q1"], found
+    assert not said.startswith("your tests use") and "q1" not in found, (said, found)
 
 
-def test_a_helper_s_own_list_is_not_a_change_to_the_answer():
-    """What a function changes is a global only where it is one there: `def keep(f): q1_tests = []; q1_tests.append(f)`
-    changes a local list, not the notebook's, so a practice loop calling it is not the answer."""
-    cells = ["def keep(f):\n    q1_tests = []\n    q1_tests.append(f)\n    return f\n",
-             "for m in hw.MUTANTS:\n    keep(m)\n", "q1_tests = []\n",
-             "def test_x(impl):\n    assert impl.causal_mask(2).any()\n", "q1_tests.append(keep(test_x))\n"]
+def test_every_statement_of_a_refused_answer_is_judged_as_the_answer():
+    """Eighth lecturer reading C2: the grader stopped at the answer's first refusal and then flagged the rest of
+    the answer (a second refused global) as "outside the answers"."""
+    cells = ["import numpy as np\nimport time\n", "SIZE = int(np.int64(2))\n", "START = int(time.time()) % 2 + 2\n",
+             "def test_x(impl):\n    assert impl.causal_mask(SIZE).any() and impl.causal_mask(START).any()\n",
+             "q1_tests = [test_x]\n"]
     found, flags = static_review(TEMPLATE_CELLS + cells, TEMPLATE_CELLS, QUESTIONS)
-    assert "q1" not in found and any("MUTANTS" in f and "outside the answers" in f for f in flags), (found, flags)
-    _, source = check_cell_view(kernel(cells))
-    assert "MUTANTS" not in source and "def test_x" in source, source
+    assert "q1" in found and not any("outside the answers" in f for f in flags), (found, flags)
 
 
 def test_ipython_s_output_names_and_a_change_run_again_are_not_the_answer():

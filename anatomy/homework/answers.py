@@ -45,7 +45,7 @@ def defined(statement: ast.AST) -> set[str]:
 def changed(statement: ast.AST) -> set[str]:
     """The names whose object a top-level statement changes in place (`H.y = open`, `L[0] = f`, `del D[k]`,
     `q1_tests.append(test_x)`, a def decorated `@q1_tests.append`): it is part of their definition. Only what runs
-    now (`run_now`); a call that changes what it is given (`f(L)`) is not seen, `changed_by_calls` sees more."""
+    now (`run_now`); a call that changes what it is given (`f(L)`), or a global of its own, is not seen."""
     names: set[str | None] = set()
     for node in run_now(statement):
         if isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, (ast.Store, ast.Del)):
@@ -76,31 +76,6 @@ def root_name(node: ast.AST | None) -> str | None:  # `L` of `L[0].x`
     while isinstance(node, (ast.Attribute, ast.Subscript)):
         node = node.value
     return node.id if isinstance(node, ast.Name) else None
-
-
-def changed_by_calls(statements: list[ast.stmt]) -> dict[str, set[int]]:
-    """{global: the top-level statements that change it in place through a function they call or are decorated
-    with, at any depth (`@register` where `def register(f): q1_tests.append(f)`), by the last def of each name."""
-    defs = {node.name: node for node in statements if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    callers: dict[str, set[int | str]] = {}  # function: the statements (k) and functions (name) that call it
-    for key, nodes in [(k, [node]) for k, node in enumerate(statements)] + [(n, d.body) for n, d in defs.items()]:
-        for name in {c for node in nodes for c in calls(node)} & defs.keys():
-            callers.setdefault(name, set()).add(key)
-    found: dict[str, set[int]] = {}
-    for name, node in defs.items():
-        reached, todo = {name}, [name]
-        while todo:  # the statements and functions that call it, at any depth
-            for key in callers.get(todo.pop(), set()) - reached:
-                reached.add(key)
-                todo += [key] if isinstance(key, str) else []
-        for target in set().union(*(changed(s) for s in node.body)) & reads(node):  # a global of the function
-            found.setdefault(target, set()).update(k for k in reached if isinstance(k, int))
-    return found
-
-
-def calls(statement: ast.AST) -> set[str]:  # the functions a statement calls by name when it runs (`@reg` too)
-    return {n.func.id for n in run_now(statement) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)} | {
-        d.id for n in run_now(statement) if isinstance(n, DEFS) for d in n.decorator_list if isinstance(d, ast.Name)}
 
 
 def names(node: ast.AST) -> set[str]:  # every name in a node
@@ -141,19 +116,17 @@ def answer_code(statements: list[tuple[int, ast.stmt]], symbols: set[str], follo
     """The student's top-level statements that define (or, with `changes`, change: not the `modules`' names, as in
     `torch.add(...)`) `symbols`, and those defining the names `follow` finds in them (the globals they read),
     transitively: the code a question's answer runs."""
-    definers: dict[str, set[int]] = {}
+    definers: dict[str, list[int]] = {}
     for k, (_, node) in enumerate(statements):
         for name in defined(node) | (changed(node) - set(modules) if changes else set()):
-            definers.setdefault(name, set()).add(k)
-    for name, ks in changed_by_calls([node for _, node in statements]).items() if changes else ():
-        definers.setdefault(name, set()).update(ks)
+            definers.setdefault(name, []).append(k)
     chosen, seen, wanted = set(), set(), list(symbols)  # each name and each statement looked at once: linear in the code
     while wanted:
         name = wanted.pop()
         if name in seen:
             continue
         seen.add(name)
-        for k in sorted(definers.get(name, ())):
+        for k in definers.get(name, ()):
             if k not in chosen:
                 chosen.add(k)
                 wanted += follow(statements[k][1])
