@@ -91,8 +91,12 @@
 #   `impl.attention(...)`, never `getattr(impl, "attention")`;
 # - **your answer's code** is the statement that lists a question's tests, the tests, the helpers they
 #   call, and every top-level statement of a cell you wrote that defines or changes a global they read
-#   (leave the template's setup and import cells as they are: changed, they become yours). It is reviewed as a test is, and may not contain the names
-#   `homework`, `anatomy_grading`, `mutants`, `mutation`, `closure`, `_bug`, `getpid` or `getstate`. A
+#   (leave the template's setup and import cells as they are: changed, they become yours). It is
+#   reviewed as a test is, and so is a helper such a statement calls: a global built by
+#   `FIRST = add_case(3)`, where `add_case` also changes a list or dict outside it, scores the question
+#   0; build it with a helper that only returns (`FIRST = make_case(3)`,
+#   `CASES = [make_case(n) for n in (2, 3)]`). Your answer's code may not contain the names `homework`,
+#   `anatomy_grading`, `mutants`, `mutation`, `closure`, `_bug`, `getpid` or `getstate`. A
 #   global of yours needs a name no `import` in the notebook uses (`B, T, F = 2, 3, 32` is read as the
 #   module `F`). Practise with `hw` and `impl` in cells that define nothing your tests read:
 #   `for m in hw.MUTANTS: print(m.name)` there only flags the notebook for your instructor, harmlessly;

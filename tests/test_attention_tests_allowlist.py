@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import itertools
+import linecache
 import re
 from pathlib import Path
 
@@ -326,9 +328,14 @@ def kernel(cells: list[str]) -> dict:
     namespace = {"__name__": "__main__", "In": [""] + TEMPLATE_CELLS + cells, "device": torch.device("cpu")}
     shell = type("Shell", (), {"run_cell_magic": lambda self, name, line, body: exec(body, namespace)})()
     namespace["get_ipython"] = lambda: shell  # what a `%%time` cell, as IPython keeps it, calls
-    for cell in [NOTEBOOK_TOP] + cells:
-        exec(compile(cell, "<cell>", "exec"), namespace)
+    for cell in [NOTEBOOK_TOP] + cells:  # each cell kept in linecache, as IPython keeps it: inspect.getsource reads it
+        name = f"<ipython-input-{next(CELL_NUMBERS)}>"
+        linecache.cache[name] = (len(cell), None, cell.splitlines(True), name)
+        exec(compile(cell, name, "exec"), namespace)
     return namespace
+
+
+CELL_NUMBERS = itertools.count()
 
 
 def check_cell_view(namespace: dict) -> tuple[dict, str]:
@@ -407,27 +414,37 @@ def test_a_change_to_a_global_and_the_grader_s_names_count_in_both_reviews(cells
     assert "q1" in found and refused.strip("`") in found["q1"], found
 
 
-def test_a_list_built_by_append_is_the_answer_in_both_reviews():
+@pytest.mark.parametrize("defined", [
+    "def test_x(impl):\n    assert np.ones(1) and impl.causal_mask(2).all()\n",
+    "SIZE = int(np.int64(2))\n\n\ndef test_x(impl):\n    assert impl.causal_mask(SIZE).any()\n",  # the statement's reads
+])
+def test_a_list_built_by_append_is_the_answer_in_both_reviews(defined):
     """Second lecturer reading A2: `q1_tests.append(test_x)` changes the list in place; the grader took only
-    `q1_tests = []` as the answer, so a test using numpy was flagged, not scored 0. Both now score it 0."""
+    `q1_tests = []` as the answer, so a test using numpy was flagged, not scored 0. Both now score it 0, also where
+    numpy is in a global the test reads (tenth reading C5: the check cell reads the test's own source too)."""
     from anatomy.homework import attention_tests as hw
-    cells = ["import numpy as np\n", "def test_x(impl):\n    assert np.ones(1) and impl.causal_mask(2).all()\n",
-             "q1_tests = []\n", "q1_tests.append(test_x)\n"]
+    cells = ["import numpy as np\n", defined, "q1_tests = []\n", "q1_tests.append(test_x)\n"]
     said = hw.check_tests.feedback(kernel(cells)["q1_tests"], question="q1")
     found, _ = static_review(TEMPLATE_CELLS + cells, TEMPLATE_CELLS, QUESTIONS)
     assert said.startswith("your tests use") and "`np`" in said, said
     assert "q1" in found and "`np`" in found["q1"], found
 
 
-def test_a_test_registered_by_a_list_s_method_as_decorator_is_the_answer_in_both_reviews():
+@pytest.mark.parametrize("decorator, after, said_first", [
+    ("@q1_tests.append\n", [], "`np`"),
+    ("", ["def _r(x=q1_tests.append(test_x)):\n    pass\n"], "`_r(... = q1_tests"),  # a default runs where its def is
+    ("", ["@print(q1_tests.append(test_x)) or (lambda f: f)\ndef _r():\n    pass\n"], "`q1_tests.append"),  # a decorator too
+])
+def test_a_test_registered_by_a_list_s_method_as_decorator_is_the_answer_in_both_reviews(decorator, after, said_first):
     """Seventh lecturer check B1: `@q1_tests.append` changes the list as `q1_tests.append(test_x)` does, but the
-    def was not seen as changing it, so a global the test read (SIZE, built with numpy) passed both reviews."""
+    def was not seen as changing it, so a global the test read (SIZE, built with numpy) passed both reviews; nor
+    was a change in another def's default or decorator (ninth reading C2), which run where that def is."""
     from anatomy.homework import attention_tests as hw
     cells = ["import numpy as np\n", "SIZE = int(np.int64(2))\n", "q1_tests = []\n",
-             "@q1_tests.append\ndef test_x(impl):\n    assert impl.causal_mask(SIZE).any()\n"]
+             decorator + "def test_x(impl):\n    assert impl.causal_mask(SIZE).any()\n"] + after
     said = hw.check_tests.feedback(kernel(cells)["q1_tests"], question="q1")
     found, _ = static_review(TEMPLATE_CELLS + cells, TEMPLATE_CELLS, QUESTIONS)
-    assert said.startswith("your tests use") and "`np`" in said, said
+    assert said.startswith(f"your tests use {said_first}"), said  # the check cell names its first refusal
     assert "q1" in found and "`np`" in found["q1"], found
 
 
@@ -449,7 +466,43 @@ def test_a_helper_called_at_the_top_level_to_fill_a_global_is_not_refused(cells)
     from anatomy.homework import attention_tests as hw
     said = hw.check_tests.feedback(kernel(cells)["q1_tests"], question="q1")
     found, _ = static_review(TEMPLATE_CELLS + cells, TEMPLATE_CELLS, QUESTIONS)
-    assert not said.startswith("your tests use") and "q1" not in found, (said, found)
+    assert said.startswith("your tests caught") and "q1" not in found, (said, found)
+
+
+@pytest.mark.parametrize("cells", [
+    [REG + "@reg\ndef test_x(impl):\n    assert impl.causal_mask(int(np.int64(3))).any()\n"],
+    [REG, "def test_x(impl):\n    assert impl.causal_mask(int(np.int64(3))).any()\n", "reg(test_x)\n"],
+])
+def test_a_test_registered_by_a_call_is_refused_by_the_check_cell_and_flagged_by_the_grader(cells):
+    """What the README says of `@reg` and `reg(test_x)`: the check cell reads every test in the list (its own source,
+    which IPython keeps), the grader's answer code starts from the statements that bind or change `q1_tests`."""
+    from anatomy.homework import attention_tests as hw
+    cells = ["import numpy as np\n", "q1_tests = []\n"] + cells
+    said = hw.check_tests.feedback(kernel(cells)["q1_tests"], question="q1")
+    found, flags = static_review(TEMPLATE_CELLS + cells, TEMPLATE_CELLS, QUESTIONS)
+    assert said.startswith("your tests use `np`"), said
+    assert "q1" not in found and any("`np`" in f and "outside the answers" in f for f in flags), (found, flags)
+
+
+@pytest.mark.parametrize("cells, refused", [
+    (["CASES = []\n", "def add_case(n):\n    CASES.append(torch.randn(2, n))\n    return CASES[-1]\n",
+      "FIRST = add_case(3)\n"], "`CASES.append"),  # cell 0: a helper whose result binds a global is the answer
+    (["def make_case(n):\n    return torch.randn(2, n)\n", "CASES = [make_case(n) for n in (2, 3)]\n",
+      "FIRST = make_case(3)\n"], None),  # cell 0's way: a helper that only returns
+])
+def test_a_helper_whose_result_binds_a_global_the_tests_read_is_reviewed_as_a_test(cells, refused):
+    """Cell 0: a helper a statement of the answer calls is reviewed as a test is, so `FIRST = add_case(3)`, where
+    add_case also appends to a list, scores 0 in both reviews; built from a helper that only returns, it passes
+    both, unflagged."""
+    from anatomy.homework import attention_tests as hw
+    test = "def test_x(impl):\n    assert impl.causal_mask(FIRST.shape[1]).any() and len(CASES)\n"
+    cells = cells + [test, "q1_tests = [test_x]\n"]
+    said = hw.check_tests.feedback(kernel(cells)["q1_tests"], question="q1")
+    found, flags = static_review(TEMPLATE_CELLS + cells, TEMPLATE_CELLS, QUESTIONS)
+    if refused:
+        assert said.startswith(f"your tests use {refused}") and refused in found.get("q1", ""), (said, found)
+    else:
+        assert said.startswith("your tests caught") and "q1" not in found and flags == [], (said, found, flags)
 
 
 def test_every_statement_of_a_refused_answer_is_judged_as_the_answer():
@@ -532,9 +585,17 @@ def test_the_check_cell_and_the_grader_choose_the_same_statements(cells, zero):
 
 
 def check_cell_refusals(cells: list[str]) -> list:
-    """What the check cell's review refuses, for a kernel that ran `cells` (no grading run)."""
-    known, source = check_cell_view(kernel(cells))
-    return review.forbidden(source, known)
+    """What the check cell's review refuses, for a kernel that ran `cells` (no grading run): the tests' and their
+    helpers' own source, then the answer's statements in force, as check_tests reads them."""
+    from anatomy.homework.attention_tests import suite_source
+    from anatomy.homework.attention_tests.checks import names_of
+    namespace = kernel(cells)
+    known, notebook = check_cell_view(namespace)
+    token = suite_source.NOTEBOOK.set(notebook)
+    try:
+        return review.forbidden(suite_source.sources(names_of(list(namespace["q1_tests"]))), known)
+    finally:
+        suite_source.NOTEBOOK.reset(token)
 
 
 def test_a_global_replaced_in_the_kernel_but_kept_in_the_notebook_is_judged_by_the_grader():
