@@ -465,8 +465,19 @@ def test_a_helper_called_at_the_top_level_to_fill_a_global_is_not_refused(cells)
     run: honest helpers scored 0 in both reviews. A call's changes inside the function are not followed."""
     from anatomy.homework import attention_tests as hw
     said = hw.check_tests.feedback(kernel(cells)["q1_tests"], question="q1")
-    found, _ = static_review(TEMPLATE_CELLS + cells, TEMPLATE_CELLS, QUESTIONS)
+    found, flags = static_review(TEMPLATE_CELLS + cells, TEMPLATE_CELLS, QUESTIONS)
     assert said.startswith("your tests caught") and "q1" not in found, (said, found)
+    assert any("(state kept" in f and "outside the answers" in f for f in flags), flags  # the README: flagged
+
+
+def test_a_helper_changing_what_it_is_given_is_neither_refused_nor_flagged():
+    """The README: a change to what a helper is given (`register(helpers)`) is not seen, so not flagged."""
+    from anatomy.homework import attention_tests as hw
+    cells = ["helpers = []\n", "def register(h):\n    h.append(torch.ones(1))\n", "register(helpers)\n",
+             "def test_x(impl):\n    assert impl.causal_mask(3).any() and len(helpers)\n", "q1_tests = [test_x]\n"]
+    said = hw.check_tests.feedback(kernel(cells)["q1_tests"], question="q1")
+    found, flags = static_review(TEMPLATE_CELLS + cells, TEMPLATE_CELLS, QUESTIONS)
+    assert said.startswith("your tests caught") and "q1" not in found and flags == [], (said, found, flags)
 
 
 @pytest.mark.parametrize("cells", [
