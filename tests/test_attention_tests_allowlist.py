@@ -145,6 +145,8 @@ def test_the_check_cell_reviews_helpers_and_what_the_tests_module_binds(tmp_path
     assert "scores 0" in said and ("`.monotonic`" in said or "the module `time`" in said), said
     said = hw.check_tests.feedback([module.test_path], question="q2")
     assert "`Path` (the module `pathlib`)" in said, said
+    from anatomy.homework.attention_tests import suite_source  # a library class's code is not the student's
+    assert suite_source.sources({"test_path": module.test_path}).strip() == source[source.index("def test_path"):].strip()
 
 
 def test_the_rules_in_the_notebook_and_the_message_name_every_allowed_module():

@@ -134,10 +134,11 @@ def sources(named: dict[str, Any]) -> str:
         outer = getattr(test, "__qualname__", "").split(".<locals>")[0]
         functions += [made] if "<locals>" in getattr(test, "__qualname__", "") and callable(
             made := getattr(test, "__globals__", {}).get(outer)) else []
+    own = {id(getattr(f, "__globals__", None)) for f in functions}  # the tests' module: never a library's (pathlib)
     for test in list(functions):
-        for scope, names in state.read_names(test, set()).values():
-            functions += [scope[n] for n in sorted(names) if isinstance(scope[n], (types.FunctionType, type))
-                          and getattr(scope[n], "__module__", None) == scope.get("__name__")]
+        for key, (scope, names) in state.read_names(test, set()).items():
+            functions += [scope[n] for n in sorted(names) if key in own and isinstance(
+                scope[n], (types.FunctionType, type)) and getattr(scope[n], "__module__", None) == scope.get("__name__")]
     found = [NOTEBOOK.get()] if NOTEBOOK.get() else []  # the kernel's statements (knowing_modules), then each function's
     for function in dict.fromkeys(functions):
         try:
