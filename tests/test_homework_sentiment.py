@@ -8,6 +8,7 @@ other review data) score 0 on their question, a secret reseeds only hidden tests
 import re
 import subprocess
 import sys
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -312,9 +313,13 @@ def run_verdicts():
     group = plan.HOMEWORKS["10_homework_sentiment"].groups[1]
     preamble = "import types, torch\nimport torch.nn.functional as F\nfrom torch import nn\nfrom anatomy.tasks.training import train\n"
 
+    forks = threading.Lock()  # a runner forks when it starts and closes (uids.end_uid); filelock >= 4.3 refuses a
+    # fork while another thread of the process forks ("os.fork is unsafe while filelock is changing ...")
+
     def play(chunk):
-        runner = grader.Runner(group, [preamble, *answer_cells()], grader.Result(), 3 + len(chunk) % 2, 1,
-                               grader.hidden_paths([]))
+        with forks:
+            runner = grader.Runner(group, [preamble, *answer_cells()], grader.Result(), 3 + len(chunk) % 2, 1,
+                                   grader.hidden_paths([]))
         session, verdicts = runner.ready(), {}
         try:
             for i, (words, code) in chunk:
@@ -326,7 +331,8 @@ def run_verdicts():
                          f"evaluate_{i}" if "def evaluate" in str(code) else "evaluate"]
                 verdicts[i] = hw.check_fine_tuning.verdict(*[session.answer(n) for n in names], seed=0)
         finally:
-            runner.close()
+            with forks:
+                runner.close()
         return verdicts
     elsewhere = head_trained_elsewhere()
     plays = [(i, (words, code.format(**elsewhere) if code is ELSEWHERE else code)) for i, (words, code) in enumerate(RUN_PLAYS)]
