@@ -45,7 +45,7 @@ def defined(statement: ast.AST) -> set[str]:
 def changed(statement: ast.AST) -> set[str]:
     """The names whose object a top-level statement changes in place (`H.y = open`, `L[0] = f`, `del D[k]`,
     `q1_tests.append(test_x)`, a def decorated `@q1_tests.append`): it is part of their definition. Only what runs
-    now (`run_now`); a call that changes what it is given (`f(L)`), or a global of its own, is not seen."""
+    now (`run_now`); not a call that changes what it is given (`f(L)`) or a global inside the function it calls."""
     names: set[str | None] = set()
     for node in run_now(statement):
         if isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, (ast.Store, ast.Del)):
