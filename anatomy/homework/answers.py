@@ -65,11 +65,15 @@ def run_now(statement: ast.AST) -> list[ast.AST]:
     while stack:
         node = stack.pop()
         found.append(node)
-        if isinstance(node, DEFS):
-            defaults = [] if isinstance(node, ast.ClassDef) else node.args.defaults + node.args.kw_defaults
-            stack += node.decorator_list + [d for d in defaults if d]  # None: a keyword with no default
+        stack += evaluated(node) if isinstance(node, DEFS) else []
         stack += [] if isinstance(node, SCOPES) else list(ast.iter_child_nodes(node))
     return found
+
+
+def evaluated(definition: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> list[ast.expr]:
+    """What a def or class statement evaluates where it stands: its decorators and its defaults."""
+    defaults = [] if isinstance(definition, ast.ClassDef) else definition.args.defaults + definition.args.kw_defaults
+    return definition.decorator_list + [d for d in defaults if d]  # None: a keyword with no default
 
 
 def root_name(node: ast.AST | None) -> str | None:  # `L` of `L[0].x`

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import ast
 
-from anatomy.homework.answers import changed, defined, reads
+from anatomy.homework.answers import DEFS, changed, defined, evaluated, reads
 
 
 def rebinds(statement: ast.stmt) -> set[str]:
     """What a statement binds afresh without reading it first, so that it replaces what ran before: a def, a class,
     an import, `SIZE = 4`, `Box.n = 2` (not `SIZES += [3]`, a loop's variable or `Box.n = Box.n + 1`)."""
-    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+    if isinstance(statement, DEFS):
         return {statement.name}
     if isinstance(statement, (ast.Import, ast.ImportFrom)):
         return defined(statement)
@@ -50,13 +50,12 @@ def read_now(statement: ast.stmt, before: list[ast.stmt]) -> set[str]:
     when called), an assignment's value, anything else whole; and what the functions it calls read, by their
     latest definition in `before` (`X = make()`, where make reads A, reads A)."""
     if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        now = statement.decorator_list + statement.args.defaults + [d for d in statement.args.kw_defaults if d]
-        return set().union(*(reads(ast.Expr(e)) for e in now))
+        return set().union(*(reads(ast.Expr(e)) for e in evaluated(statement)))
     read = reads(ast.Expr(statement.value)) if isinstance(statement, ast.Assign) else reads(statement)
     calls = {n.func.id for n in ast.walk(statement) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
     if not calls:  # `q1_tests = [test_x]` names test_x, calls nothing
         return read
-    bodies = {node.name: node for node in before if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    bodies = {node.name: node for node in before if isinstance(node, DEFS)}
     called, seen = [n for n in calls if n in bodies], set()
     while called:  # and what those functions call, once each
         name = called.pop()
