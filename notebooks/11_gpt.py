@@ -157,7 +157,8 @@ print("greedy text identical to GPT-2's generate:", torch.equal(ours_text, their
 # %% [markdown]
 # ## 3. Training it on Python's docstrings
 # Real English nobody here wrote ships with Python: the standard library's docstrings (01 used them
-# to test tokenizers). We train a **character-level** GPT: the vocabulary is about 100 symbols, any
+# to test tokenizers). We train a **character-level** GPT: the vocabulary is about 100 symbols (98 in
+# Python 3.10's and 3.11's docstrings, 99 in 3.13's: each Python's standard library is its own text), any
 # string can be written, and a minute on a CPU is enough to see what it learns first (section 4
 # measures it). (WordPiece would need fewer steps per sentence but a 30,000-row embedding, most of it
 # unseen.) The last tenth of the sentences is held out; they are a little shorter than average, so
@@ -186,14 +187,22 @@ print(f"bigram baseline: {bigram:.3f} nats per character (perplexity {docstring_
 assert sentences == {"train": 5400, "held out": 600} and 0.05 < held_out_share < 0.15, "the last tenth held out"
 assert bigram < math.log(len(corpus.characters)) - 1.5, "the bigram beats a uniform guess over the characters by far"
 
+# %% [markdown]
+# The model: two of 05's layers, 128 wide. Only its token table depends on the vocabulary, one row of
+# 128 numbers per character, shared with the LM head; with 3.11's 98 characters it has 417,536
+# parameters in all.
+
 # %%
 torch.manual_seed(0)
 char_gpt = GPT(docstring_lm.docstring_config(corpus))
-print(f"{sum(p.numel() for p in char_gpt.parameters()):,} parameters")
+size = sum(p.numel() for p in char_gpt.parameters())
+table = char_gpt.token_embeddings.weight.numel()  # (V, 128), tied with the LM head
+assert table == len(corpus.characters) * 128 and char_gpt.lm_head.weight is char_gpt.token_embeddings.weight
+print(f"{size - table:,} parameters + 128 per character of the vocabulary (the token table)")
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-# not compared: the loss of a model trained on this CPU (another CPU printed 1.950 for 1.953); asserted below the bigram
+# not compared: the loss of a model trained on this CPU and this Python's docstrings (see below); asserted below the bigram
 run = docstring_lm.train_docstring_gpt(char_gpt, corpus)
 validation = docstring_lm.validation_loss(char_gpt, corpus.validation_ids)
 print(f"held-out loss {validation:.3f} nats per character (perplexity {docstring_lm.perplexity(validation):.1f}) "
@@ -201,12 +210,21 @@ print(f"held-out loss {validation:.3f} nats per character (perplexity {docstring
 assert validation < bigram
 
 # %% [markdown]
-# The spike near step 20 happens during the warm-up: the learning rate climbs linearly to its peak
+# With 3.10's and 3.11's docstrings the batch loss spikes near step 20 (to about 8); with 3.13's it
+# only bumps. The spike happens during the warm-up: the learning rate climbs linearly to its peak
 # 5e-3 over the first 50 steps, and Adam's first updates move every weight by about the learning rate,
 # whatever the size of its gradient. One of those steps overshoots, the loss jumps for a step or two,
 # and the next steps undo it; gradient clipping (`max_grad_norm=1.0`) keeps the jump from throwing the
 # weights far. (Its exact step and height depend on the last bits of the arithmetic, so they differ
-# between machines.) The held-out lines, not the noisy batch curve, are what we compare.
+# between machines, and with the batches drawn, so between Pythons.) The held-out lines, not the noisy batch curve, are what we compare.
+#
+# A one-minute training is one draw, not a measurement. With Python 3.11's docstrings (the committed
+# output above) this run ends at about 1.95 nats per character; the same recipe started from seeds 1
+# and 2 ends at 1.68 and 1.67, and with 3.10's or 3.13's docstrings seed 0 ends at 1.69 and 1.59.
+# Seed 0 on 3.11's text is a slow run: its batch loss stays longer on the bigram's plateau (the plot
+# below). The text matters little (3.10's sentences give 1.64 to 1.69 over the same three seeds), and
+# the Python running it not at all (3.11 trained on 3.10's sentences also reaches 1.69).
+# `python -m tools.docstring_loss` redoes these runs.
 
 # %%
 fig, ax = plt.subplots(figsize=(7, 3.5))
@@ -330,11 +348,11 @@ print(f"{starts[0]!r} -> greedy: {corpus.decode(written_texts['GPT, greedy'][0])
 bigram_found, sampled_found, greedy_found = (statistics[name][0] for name in ("bigram, sampled", "GPT, sampled", "GPT, greedy"))
 sampled_repeated, greedy_repeated = statistics["GPT, sampled"][1], statistics["GPT, greedy"][1]
 assert sampled_found > bigram_found + 0.1, "sampling, the GPT writes real words far more often than the bigram"
-assert sampled_found < 0.6, "but most of its longer words are still invented"
+assert sampled_found < 0.75, "but a quarter or more of its longer words are still invented"
 assert greedy_found > sampled_found, "greedy writes the likeliest, so the most familiar, words"
-assert greedy_repeated > sampled_repeated + 0.2, "greedy repeats itself far more than sampling"
-print("GPT sampling: at least 10 points more real 3+ letter words than bigram sampling, yet under 60 %; greedy: "
-      "more real words than sampling, and at least 20 points more repeated word pairs")
+assert greedy_repeated > sampled_repeated + 0.1, "greedy repeats itself far more than sampling"
+print("GPT sampling: at least 10 points more real 3+ letter words than bigram sampling, yet under 75 %; greedy: "
+      "more real words than sampling, and at least 10 points more repeated word pairs")
 print("the most frequent training words:", training_word_counts.most_common(3))
 assert training_word_counts.most_common(1)[0][0] == "the", "English prose: 'the' is the commonest word"
 
@@ -342,11 +360,12 @@ assert training_word_counts.most_common(1)[0][0] == "the", "English prose: 'the'
 # What the model learned in a minute: its sampled words of three or more letters are real words far
 # more often than the bigram's (which knows only which letter tends to follow which, and almost never
 # spells one), so it has learned frequent words, spaces and punctuation, the look of a docstring; but
-# most of its longer words are still invented, letter by letter (under 60 %, the cell asserts), and
-# its sentences mean nothing. A longer training (exercise 1) or a
-# larger model should push the share of real words up.
+# many of its longer words are still invented, letter by letter, and its sentences mean nothing.
+# How many varies with the training run (section 3): with 3.11's docstrings and seed 0, a slow run
+# (the table above), about a quarter of its sampled longer words are real, with 3.10's about half,
+# with 3.13's about three fifths; the cell asserts under 75 % on each of them. A longer training (exercise 1) or a larger model should push the share of real words up.
 #
-# Greedy decoding writes the most real words and the worst text: it loops ("the the the …").
+# Greedy decoding writes the most real words and the worst text: it loops ("the set the set …").
 # Holtzman et al. (2020) call this **degeneration**, and it is not a bug in the model or the code.
 # Greedy takes the likeliest character every time; in docstrings the commonest word is "the" (printed
 # above), and
@@ -676,7 +695,7 @@ print(f"accepted / drafted = {accepted / drafted:.0%}; alpha = accepted / examin
       f"({accepted} accepted, {rejections} rounds ended in a rejection)")
 
 # %% [markdown]
-# Greedy text from this small model loops ("the the …", section 4), and a bigram guesses much of a
+# Greedy text from this small model loops ("the set the set …", section 4), and a bigram guesses much of a
 # loop right: the target needs fewer passes than characters (at least a quarter fewer, asserted above).
 # Two acceptance rates are printed. Accepted ÷ drafted also counts the drafts after a round's first
 # rejection, which the target never judged. **α**, the acceptance rate among the drafts the target
@@ -732,9 +751,9 @@ print(f"first emitted character vs the target's distribution, 20 seeds: the rule
 # - Loading GPT-2 means renaming, cutting the fused `c_attn`, and transposing `Conv1D` weights;
 #   then logits agree within 1e-5 and greedy text token for token.
 # - A one-minute character GPT on Python's docstrings clearly beats a bigram model on held-out text, and
-#   spells real words far more often, yet most of its longer words are still invented.
+#   spells real words far more often, yet many of its longer words are still invented.
 # - Greedy, temperature, top-k and top-p only differ in how they turn the same logits into a choice.
-#   Greedy degenerates into loops ("the the …"); sampling breaks them at the price of some misspellings.
+#   Greedy degenerates into loops ("the set the set …"); sampling breaks them at the price of some misspellings.
 # - The KV cache changes the cost of generation, never its text; it costs layers × 2 × T × D numbers per sequence.
 # - RoBERTa, DistilBERT, BART and T5 are the same wirings with another training, size or position scheme.
 # - Beam search keeps k hypotheses; width 1 is greedy, and length normalisation keeps it fair to long outputs.
@@ -796,7 +815,7 @@ print(f"first emitted character vs the target's distribution, 20 seeds: the rule
 # ## 핵심 요약
 # - 우리 GPT는 GPT-2처럼 Pre-LN 인코더 층 + 인과 마스크 + 임베딩과 공유된 LM 헤드의 조합이며, 새로운 부품은 없다(GPT-1은 아직 Post-LN이었다).
 # - GPT-2의 `Conv1D` 가중치는 전치해서 불러와야 하며, 그러면 로짓이 1e-5 이내로, 생성 결과가 토큰 단위로 일치한다.
-# - 표준 라이브러리 docstring으로 1분 학습한 문자 단위 GPT가 홀드아웃 데이터에서 바이그램 기준선보다 낮은 손실을 내고, 실제 단어를 훨씬 자주 쓰지만, 세 글자 이상 단어는 아직 대부분 지어낸 것이다.
+# - 표준 라이브러리 docstring으로 1분 학습한 문자 단위 GPT가 홀드아웃 데이터에서 바이그램 기준선보다 낮은 손실을 내고, 실제 단어를 훨씬 자주 쓰지만, 세 글자 이상 단어 가운데 많은 수는 아직 지어낸 것이다.
 # - 탐욕적 디코딩, 온도, top-k, top-p는 같은 로짓에서 다음 토큰을 고르는 방식만 다르다. 탐욕적 디코딩은 같은 구절을 되풀이하는 퇴화에 빠지고, 샘플링은 그 반복을 깨는 대신 철자 오류를 조금 낸다. 빔 서치는 k개의 후보를 유지하며, 폭 1이면 탐욕적 디코딩과 같다.
 # - KV 캐시는 생성 결과를 바꾸지 않고 계산량만 줄이며, 시퀀스마다 층 × 2 × T × D 개의 수를 저장한다. RoBERTa, DistilBERT, BART, T5는 세 가지 연결 방식 중 하나에 학습 방법, 크기, 위치 표현을 바꾼 모델이다.
 # - 샘플러가 올바른지는 샘플 하나가 아니라 분포로 판단한다(여러 번 뽑아 G-검정). 검정을 통과한다는 것은 N번 뽑아서 보일 만큼 큰 어긋남이 없었다는 뜻일 뿐이다(연습 문제 5). 추측 디코딩에서는 값싼 초안 모델이 k개 토큰을 쓰고 목표 모델이 한 번의 순전파로 검사하며, 수락 규칙 덕분에 출력은 목표 모델의 것과 정확히 같다(탐욕적이면 같은 텍스트, 샘플링이면 같은 분포).
@@ -819,12 +838,13 @@ print(f"first emitted character vs the target's distribution, 20 seeds: the rule
 # - Sokal & Rohlf, *Biometry* (W. H. Freeman, 3rd ed. 1995), ch. 17: the G-test for goodness of fit.
 #
 # ## For the curious
-# Bad inputs get clear errors (each one is also a test):
+# Bad inputs get clear errors (each one is also a test; `top_k=0` goes to section 1's model, whose
+# 50-token vocabulary, and so the message, is the same on every Python):
 
 # %%
 for bad in (lambda: generate(char_gpt, torch.zeros(1, 65, dtype=torch.long)),
             lambda: generate(char_gpt, prompt_ids, do_sample=True, top_p=1.5),
-            lambda: generate(char_gpt, prompt_ids, do_sample=True, top_k=0),
+            lambda: generate(model, torch.zeros(1, 3, dtype=torch.long), do_sample=True, top_k=0),  # section 1's model: 50 tokens on every Python
             lambda: generate(char_gpt, prompt_ids, do_sample=True, temperature=0.0),
             lambda: beam_search(translator, torch.tensor([vocab.encode("3.3.2021")]), beam_width=0),
             lambda: char_gpt(torch.zeros(2, 1, dtype=torch.long), cache=cache)):  # cache of batch 1
