@@ -9,14 +9,16 @@ write one Python's sentences to a file and train on them under another:
     .venv/bin/python -m tools.docstring_loss train                              # this Python's own text
     .venv/bin/python -m tools.docstring_loss train --seed 1                     # another random start
 
-`train` runs section 3 of the notebook as it stands (800 steps, about a minute on 2 cores); the seed
-(0, the notebook's) sets both the initial weights and the windows drawn.
+`train` repeats section 3's recipe with the notebook's own calls (800 steps, on one thread as the
+notebook runs: about a minute); the seed (0, the notebook's) sets both the initial weights and the
+windows drawn.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+from pathlib import Path
 
 import torch
 
@@ -27,9 +29,13 @@ from anatomy.tasks import docstring_lm
 
 def held_out_loss(sentences: list[str] | None = None, seed: int = 0) -> tuple[float, float]:
     """(the character GPT's held-out loss, the bigram's) on `sentences`, or this Python's docstrings."""
+    own = docstring_lm.stdlib_sentences
     if sentences is not None:
         docstring_lm.stdlib_sentences = lambda count: sentences[:count]
-    corpus = docstring_lm.docstring_corpus()
+    try:
+        corpus = docstring_lm.docstring_corpus()
+    finally:
+        docstring_lm.stdlib_sentences = own
     torch.manual_seed(seed)
     model = GPT(docstring_lm.docstring_config(corpus))
     docstring_lm.train_docstring_gpt(model, corpus, seed=seed, progress=False)
@@ -45,6 +51,7 @@ def main() -> None:
     if args.command == "dump":
         if not args.file:
             parser.error("dump needs a file to write")
+        Path(args.file).parent.mkdir(parents=True, exist_ok=True)
         with open(args.file, "w", encoding="utf-8") as f:
             json.dump(docstring_lm.stdlib_sentences(6000), f)
         return
