@@ -78,7 +78,7 @@ def submission(notebook_path: Path, answers: dict[str, str], path: Path, plays: 
     cells = [nbformat.v4.new_code_cell(first)] if first else []
     for cell in notebook.cells:
         cells.append(cell)
-        if cell.cell_type == "code" and "grader = otter.Notebook" in cell.source and after_imports:
+        if cell.cell_type == "code" and "grader = notebook_grader(" in cell.source and after_imports:
             cells.append(nbformat.v4.new_code_cell(after_imports))
         for question, start in answers.items():
             if cell.cell_type == "code" and cell.source.startswith(start) and question in plays:
