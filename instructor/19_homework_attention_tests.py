@@ -176,7 +176,7 @@ from torch import nn
 from anatomy.homework import attention_tests as hw  # the check (the grader runs the same one)
 from anatomy.homework.otter_grader import notebook_grader
 
-grader = notebook_grader("19_homework_attention_tests.ipynb")  # otter's checks, read from this notebook (Colab too)
+grader = notebook_grader("19_homework_attention_tests.ipynb")  # otter's grader.check, on Colab too
 impl = hw.practice(None)  # the correct implementation as a test receives it, for trying tests by hand; never a
 # reference inside a test (a default `ref=impl`, the global `impl`): it answers nothing while a check runs
 

@@ -152,7 +152,7 @@ from anatomy.tasks.dates_translator import DATES_MODEL_DIR
 from anatomy.homework import cross_attention as hw  # the checks (the grader runs the same ones)
 from anatomy.homework.otter_grader import notebook_grader
 
-grader = notebook_grader("08_homework_cross_attention.ipynb")  # otter's checks, read from this notebook (Colab too)
+grader = notebook_grader("08_homework_cross_attention.ipynb")  # otter's grader.check, on Colab too
 
 # %% [markdown]
 # Throughout, `x` holds the decoder's states (B, Tq, D), `memory` the encoder's output (B, Ts, D),

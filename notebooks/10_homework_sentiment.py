@@ -144,7 +144,7 @@ from anatomy.homework import sentiment as hw  # the checks (the grader runs the 
 from anatomy.homework.otter_grader import notebook_grader
 from anatomy.tasks.training import train
 
-grader = notebook_grader("10_homework_sentiment.ipynb")  # otter's checks, read from this notebook (Colab too)
+grader = notebook_grader("10_homework_sentiment.ipynb")  # otter's grader.check, on Colab too
 tokenizer = AutoTokenizer.from_pretrained(anatomy.default_model_dir())
 
 # %% [markdown]

@@ -76,9 +76,13 @@ def submission(notebook_path: Path, answers: dict[str, str], path: Path, plays: 
     the very first cell; written to `path`."""
     notebook = nbformat.read(notebook_path, as_version=4)
     cells = [nbformat.v4.new_code_cell(first)] if first else []
+    imports = [cell for cell in notebook.cells if cell.cell_type == "code" and "grader = notebook_grader(" in cell.source]
+    if after_imports and len(imports) != 1:
+        raise AssertionError(f"{notebook_path.name}: {len(imports)} import cells (grader = notebook_grader(...)) to put "
+                             f"after_imports after, expected 1")
     for cell in notebook.cells:
         cells.append(cell)
-        if cell.cell_type == "code" and "grader = notebook_grader(" in cell.source and after_imports:
+        if after_imports and cell is imports[0]:
             cells.append(nbformat.v4.new_code_cell(after_imports))
         for question, start in answers.items():
             if cell.cell_type == "code" and cell.source.startswith(start) and question in plays:

@@ -106,8 +106,9 @@ def test_an_honest_suite_using_what_is_allowed_is_not_refused():
     assert review.forbidden(HONEST, modules) == []  # `impl` the parameter, not the global
 
 
-TEMPLATE = ["import torch\nimport otter\nfrom anatomy.homework import attention_tests as hw\n"
-            "grader = otter.Notebook('19.ipynb')\nimpl = hw.practice(None)\n"]
+TEMPLATE = ["import torch\nfrom anatomy.homework import attention_tests as hw\n"
+            "from anatomy.homework.otter_grader import notebook_grader\n"
+            "grader = notebook_grader('19.ipynb')\nimpl = hw.practice(None)\n"]
 QUESTIONS = {"q1": {"symbols": ["q1_tests"], "forbidden": [], "names": True, "flag": True, "zero": "{what} (cell {cell})",
                     "review": "anatomy.homework.attention_tests.review", "why": "why_rules",
                     "seen": {key: messages.CATALOGUE[key]["en"] for key in review.KEYS}}}

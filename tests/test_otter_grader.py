@@ -54,7 +54,7 @@ def test_the_grader_checks_an_answer_on_colab_as_in_jupyter(colab, answer, passe
 
 
 @pytest.mark.parametrize("homework", HOMEWORKS)
-def test_every_homework_gets_a_grader_whose_files_are_its_metadata(colab, homework, tmp_path):
+def test_every_homework_gets_a_grader_whose_files_are_its_metadata(colab, homework):
     notebook = f"{homework}.ipynb"
     tests = metadata_tests(notebook)
     grader = notebook_grader(notebook)
@@ -72,15 +72,52 @@ def test_a_notebook_that_is_not_there_is_named(tmp_path, monkeypatch):
         notebook_grader("08_homework_cross_attention.ipynb")
 
 
-@pytest.mark.parametrize("metadata, found", [({"otter": {"OK_FORMAT": False, "tests": {"q1": {}}}}, "dict with OK_FORMAT False"),
-                                             ({"otter": {"OK_FORMAT": True, "tests": ["q1"]}}, "list with OK_FORMAT True")],
-                         ids=["not OK format", "not a mapping"])
+@pytest.mark.parametrize("metadata, found", [
+    ({"otter": {"OK_FORMAT": False, "tests": {"q1": {}}}}, "metadata.otter.tests to be a mapping with OK_FORMAT: true, "
+                                                           "got a dict with OK_FORMAT False"),
+    ({"otter": {"OK_FORMAT": True, "tests": ["q1"]}}, "metadata.otter.tests to be a mapping with OK_FORMAT: true, "
+                                                      "got a list with OK_FORMAT True"),
+    ({"otter": ["q1"]}, "metadata.otter to be a mapping, got list")], ids=["not OK format", "not a mapping", "otter a list"])
 def test_tests_otter_cannot_read_as_files_are_refused(tmp_path, metadata, found):
     path = tmp_path / "copy.ipynb"
     path.write_text(json.dumps({"cells": [], "metadata": metadata, "nbformat": 4, "nbformat_minor": 5}))
-    with pytest.raises(ValueError, match=rf"copy.ipynb's metadata holds otter tests that are not a mapping in OK format "
-                                         rf".*got {found}"):
+    with pytest.raises(ValueError, match="expected copy.ipynb's " + found.replace(".", r"\.")):
         metadata_tests(path)
+
+
+def test_a_file_that_is_not_a_notebook_is_refused(tmp_path):
+    path = tmp_path / "copy.ipynb"
+    path.write_text("print('hello')")
+    with pytest.raises(ValueError, match=r"copy.ipynb is not a notebook \(expected its JSON with a metadata mapping\)"):
+        metadata_tests(path)
+
+
+def test_test_files_are_ascii_and_read_back_as_the_spec(tmp_path):
+    """otter opens test files in the locale's encoding (cp949 on a Korean Windows): a Korean message survives."""
+    spec = {"name": "q1", "points": 1, "suites": [{"cases": [{"code": ">>> 1 + 1\n2", "hidden": False, "locked": False,
+                                                              "failure_message": "틀렸다: 다시 보라"}],
+                                                   "scored": True, "setup": "", "teardown": "", "type": "doctest"}]}
+    write_tests({"q1": spec}, tmp_path)
+    text = (tmp_path / "q1.py").read_bytes()
+    assert text.isascii()
+    written = {}
+    exec(text.decode("ascii"), written)
+    assert written["test"] == spec
+
+
+def test_the_korean_edition_reads_the_course_copy_of_its_homework(monkeypatch):
+    """From notebooks/ko/, the setup cell moves to notebooks/ (anatomy.display.notebook.enter_the_english_folder):
+    the grader reads notebooks/NN.ipynb, whose tests are the Korean edition's own."""
+    from anatomy.display.notebook import enter_the_english_folder
+
+    monkeypatch.chdir(ROOT / "notebooks" / "ko")
+    monkeypatch.delenv("ANATOMY_EDITION", raising=False)
+    enter_the_english_folder()
+    monkeypatch.delenv("ANATOMY_EDITION", raising=False)
+    for homework in HOMEWORKS:
+        assert metadata_tests(f"{homework}.ipynb") == metadata_tests(ROOT / "notebooks" / "ko" / f"{homework}.ipynb")
+        assert sorted(p.stem for p in Path(notebook_grader(f"{homework}.ipynb")._tests_dir).glob("*.py")) == sorted(
+            metadata_tests(f"{homework}.ipynb"))
 
 
 @pytest.mark.parametrize("master", ["08_homework_cross_attention", "19_homework_attention_tests"])

@@ -25,7 +25,9 @@ The framework (for a homework's author):
   Korean): raise Feedback("key", **fields); `speak("ko")` words the feedback in Korean (a notebook of
   notebooks/ko/ does that itself); the grader words it in the submission's language.
 
-Homeworks: `anatomy.homework.cross_attention` (notebook 08), `anatomy.homework.sentiment` (notebook 10).
+Homeworks: `anatomy.homework.cross_attention` (notebook 08), `anatomy.homework.sentiment` (notebook 10),
+`anatomy.homework.attention_tests` (notebook 19).
+Every homework's import cell builds otter's `grader` with `anatomy.homework.otter_grader.notebook_grader`.
 Add yours as a sibling subpackage and follow their shape: checks (and mistakes.py, wrong-on-purpose
 implementations, where a mistake is easier written than detected), substitutes.py (known-good parts a
 check may put in place of a wrong earlier answer; the grader sends it to its child), an __init__
