@@ -8,7 +8,6 @@ other review data) score 0 on their question, a secret reseeds only hidden tests
 import re
 import subprocess
 import sys
-import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -313,35 +312,35 @@ def run_verdicts():
     group = plan.HOMEWORKS["10_homework_sentiment"].groups[1]
     preamble = "import types, torch\nimport torch.nn.functional as F\nfrom torch import nn\nfrom anatomy.tasks.training import train\n"
 
-    forks = threading.Lock()  # a runner forks when it starts and closes (uids.end_uid); filelock >= 4.3 refuses a
-    # fork while another thread of the process forks ("os.fork is unsafe while filelock is changing ...")
-
-    def play(chunk):
-        with forks:
-            runner = grader.Runner(group, [preamble, *answer_cells()], grader.Result(), 3 + len(chunk) % 2, 1,
-                                   grader.hidden_paths([]))
-        session, verdicts = runner.ready(), {}
-        try:
-            for i, (words, code) in chunk:
-                for source in code if isinstance(code, list) else [code]:
-                    session.send("exec", index=i, source=source.replace("def fine_tune_run", f"def run_{i}").replace(
-                        "def evaluate", f"def evaluate_{i}").replace("class SentimentClassifier(", f"class Classifier_{i}("))
-                names = [f"Classifier_{i}" if "class SentimentClassifier(" in str(code) else "SentimentClassifier",
-                         f"run_{i}" if "def fine_tune_run" in str(code) else "fine_tune_run",
-                         f"evaluate_{i}" if "def evaluate" in str(code) else "evaluate"]
-                verdicts[i] = hw.check_fine_tuning.verdict(*[session.answer(n) for n in names], seed=0)
-        finally:
-            with forks:
-                runner.close()
+    def play(session, chunk):
+        verdicts = {}
+        for i, (words, code) in chunk:
+            for source in code if isinstance(code, list) else [code]:
+                session.send("exec", index=i, source=source.replace("def fine_tune_run", f"def run_{i}").replace(
+                    "def evaluate", f"def evaluate_{i}").replace("class SentimentClassifier(", f"class Classifier_{i}("))
+            names = [f"Classifier_{i}" if "class SentimentClassifier(" in str(code) else "SentimentClassifier",
+                     f"run_{i}" if "def fine_tune_run" in str(code) else "fine_tune_run",
+                     f"evaluate_{i}" if "def evaluate" in str(code) else "evaluate"]
+            verdicts[i] = hw.check_fine_tuning.verdict(*[session.answer(n) for n in names], seed=0)
         return verdicts
     elsewhere = head_trained_elsewhere()
     plays = [(i, (words, code.format(**elsewhere) if code is ELSEWHERE else code)) for i, (words, code) in enumerate(RUN_PLAYS)]
     TransformerEncoder.from_pretrained()  # transformers' lazy imports, once: two threads importing at once can fail
     hw.data.bundled_tokenizer()
-    with ThreadPoolExecutor(2) as pool:
+    # The runners start and close here, in this thread, while no other runs: each forks (uids.end_uid, and the
+    # child's preexec_fn), and filelock >= 4.3 refuses a fork while another thread of the process is forking
+    # ("os.fork is unsafe while filelock is changing descriptor ownership"). The threads only talk to the children.
+    runners = [grader.Runner(group, [preamble, *answer_cells()], grader.Result(), 3 + slot, 1, grader.hidden_paths([]))
+               for slot in range(2)]
+    try:
+        sessions = [runner.ready() for runner in runners]
         found = {}
-        for verdicts in pool.map(play, [plays[0::2], plays[1::2]]):
-            found.update(verdicts)
+        with ThreadPoolExecutor(2) as pool:
+            for verdicts in pool.map(play, sessions, [plays[0::2], plays[1::2]]):
+                found.update(verdicts)
+    finally:
+        for runner in runners:
+            runner.close()
     return found
 
 
