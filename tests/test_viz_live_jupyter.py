@@ -6,7 +6,9 @@ Chromium through chromedriver with every outside host unresolvable, and counts t
 elements that each BertViz view drew. For each of 03, 04 and 07, as a student meets it:
 - the committed outputs, untrusted: a note says to run the cell, and nothing draws;
 - "Trust Notebook": the saved views draw;
-- Run All (the cells re-run in that page; 07 trains its model again, about half a minute): new views draw;
+- Run All (the cells re-run in that page): new views draw; 07's two translators are not trained again in
+  each page: every cell runs, and its train_dates calls load what the suite's first kernel to reach them trained
+  (nbval's 07, or the other front-end's page), with the random state training left (tools/training_cache.py);
 - save and reload the page (the outputs come back from the file): they draw again; in JupyterLab
   also reopen the bare /lab page, which restores the tab, and (03, 04) Restart Kernel and Run All.
 The copy of 07 saves its trained weights in the temporary root, never into the package.
@@ -220,8 +222,8 @@ def mark_old_views(driver) -> None:
 @pytest.mark.parametrize("notebook", VIEWS)
 def test_views_say_run_the_cell_then_draw_after_trust_run_all_reload_and_reopen(browser, server, notebook):
     front_end, base, root = server
-    # Run All must finish before 07's view draws: 07 trains two translators (about 90 s alone on two
-    # cores, several times that on a slower CPU or beside another test worker).
+    # Run All must finish before 07's view draws: where this page's kernel is the first of the suite to reach
+    # them, 07 trains two translators (about 90 s alone on two cores, several times that beside another worker).
     views, name, timeout = VIEWS[notebook], f"{front_end} {notebook}", 900 if notebook.startswith("07") else 150
     browser.get(page_url(front_end, base, notebook))
     wait_for_app(browser, notebook)
