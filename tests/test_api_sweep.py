@@ -459,6 +459,7 @@ EXAMPLES = {
     "anatomy.tasks.digits.accuracy": lambda: call(digits_model(), digits_split().test_images, digits_split().test_labels),
     "anatomy.tasks.digits.pixel_mlp": lambda: call(8, 2, 64, 10),
     "anatomy.tasks.docstring_lm.docstring_config": lambda: call(char_corpus()),
+    "anatomy.tasks.docstring_lm.sentence_corpus": lambda: call(["ab c", "cd", "e f", "ba"], 0.5),
     "anatomy.tasks.docstring_lm.windows": lambda: call(torch.arange(20) % 6, 2, 5, torch.Generator().manual_seed(0)),
     "anatomy.tasks.docstring_lm.next_character_loss": lambda: call(gpt(), ids()),
     "anatomy.tasks.docstring_lm.validation_loss": lambda: call(gpt(), ids(shape=(40,))),

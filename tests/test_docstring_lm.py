@@ -64,6 +64,38 @@ def test_settings_out_of_range_are_refused():
         docstring_corpus(10, held_out=1e-17)  # 1 - 1e-17 is 1.0 in floating point
 
 
+def test_a_corpus_of_given_sentences_by_hand():
+    """tools/docstring_loss.py trains on another Python's sentences: the vocabulary is "\n" and their characters
+    sorted; the last quarter of 4 sentences is held out; each sentence ends with "\n". Worked out by hand."""
+    from anatomy.tasks.docstring_lm import sentence_corpus
+
+    corpus = sentence_corpus(["ba", "ab", "c a", "cc"], held_out=0.25)
+    assert corpus.characters == "\n abc"
+    assert corpus.train_ids.tolist() == [3, 2, 0, 2, 3, 0, 4, 1, 2, 0] and corpus.validation_ids.tolist() == [4, 4, 0]
+
+
+def test_the_docstring_corpus_is_the_corpus_of_this_pythons_sentences():
+    from anatomy.corpora.stdlib_docstrings import stdlib_sentences
+    from anatomy.tasks.docstring_lm import docstring_corpus, sentence_corpus
+
+    ours, given = docstring_corpus(300, held_out=0.2), sentence_corpus(stdlib_sentences(300), held_out=0.2)
+    assert ours.characters == given.characters
+    assert torch.equal(ours.train_ids, given.train_ids) and torch.equal(ours.validation_ids, given.validation_ids)
+
+
+@pytest.mark.parametrize("sentences, error, words", [
+    ("one sentence", TypeError, r"sentences must be a list of texts, got one str"),
+    (["fine", 3], TypeError, r"sentences must hold strings only, got \(position, type\) \[\(1, 'int'\)\]"),
+    ([], ValueError, r"sentences is empty"),
+    (["a", "two\nlines", "c"], ValueError, r'sentences must not hold "\\n", the separator between sentences; got it in sentences \[1\]'),
+])
+def test_given_sentences_that_cannot_make_a_corpus_are_refused(sentences, error, words):
+    from anatomy.tasks.docstring_lm import sentence_corpus
+
+    with pytest.raises(error, match=words):
+        sentence_corpus(sentences)
+
+
 def test_windows_on_a_text_too_short_raise_at_once():
     generator = torch.Generator().manual_seed(0)
     with pytest.raises(ValueError, match=r"ids must be a 1-D text of at least length \+ 2 = 12 tokens"):

@@ -29,13 +29,7 @@ from anatomy.tasks import docstring_lm
 
 def held_out_loss(sentences: list[str] | None = None, seed: int = 0) -> tuple[float, float]:
     """(the character GPT's held-out loss, the bigram's) on `sentences`, or this Python's docstrings."""
-    own = docstring_lm.stdlib_sentences
-    if sentences is not None:
-        docstring_lm.stdlib_sentences = lambda count: sentences[:count]
-    try:
-        corpus = docstring_lm.docstring_corpus()
-    finally:
-        docstring_lm.stdlib_sentences = own
+    corpus = docstring_lm.docstring_corpus() if sentences is None else docstring_lm.sentence_corpus(sentences[:6000])
     torch.manual_seed(seed)
     model = GPT(docstring_lm.docstring_config(corpus))
     docstring_lm.train_docstring_gpt(model, corpus, seed=seed, progress=False)

@@ -15,7 +15,7 @@ from types import SimpleNamespace
 import torch
 from torch import nn
 
-from anatomy.checks import check_integer, check_number, check_tensor, check_type
+from anatomy.checks import check_integer, check_number, check_tensor, check_texts, check_type
 from anatomy.corpora.stdlib_docstrings import stdlib_sentences
 from anatomy.layers.embeddings import check_token_ids
 from anatomy.models.gpt import GPT, CausalLMOutput, GPTConfig
@@ -39,15 +39,24 @@ class CharCorpus:
 
 
 def docstring_corpus(count: int = 6000, held_out: float = 0.1) -> CharCorpus:
-    """`count` docstring sentences, the last `held_out` fraction of them kept for validation."""
+    """`count` of this Python's docstring sentences, the last `held_out` fraction kept for validation."""
     check_integer("count", count, least=2)
+    return sentence_corpus(stdlib_sentences(count), held_out)
+
+
+def sentence_corpus(sentences: list[str], held_out: float = 0.1) -> CharCorpus:
+    """A character corpus of any `sentences` (another Python's docstrings: tools/docstring_loss.py), the last
+    `held_out` fraction kept for validation; the vocabulary is their characters, "\n" (the separator) first."""
+    sentences = check_texts(sentences, "sentences")
     check_number("held_out", held_out, above=0, below=1, hint=" (the fraction of sentences kept for validation)")
-    sentences = stdlib_sentences(count)
+    broken = [i for i, sentence in enumerate(sentences) if "\n" in sentence]
+    if broken:
+        raise ValueError(f"sentences must not hold \"\\n\", the separator between sentences; got it in sentences {broken[:5]}")
     cut = int(len(sentences) * (1 - held_out))
     if not 0 < cut < len(sentences):
         raise ValueError(f"held_out={held_out} of {len(sentences)} sentences leaves {cut} for training and "
                          f"{len(sentences) - cut} for validation; both need at least one")
-    characters = "\n" + "".join(sorted(set("".join(sentences)) - {"\n"}))
+    characters = "\n" + "".join(sorted(set("".join(sentences))))
     index = {c: i for i, c in enumerate(characters)}
     encode = lambda part: torch.tensor([index[c] for c in "\n".join(part) + "\n"])  # noqa: E731
     return CharCorpus(characters, encode(sentences[:cut]), encode(sentences[cut:]))
