@@ -10,9 +10,9 @@ nbval's kernels listen on socket files rather than TCP ports (tools/kernels.py):
 the browser test's Jupyter servers starting kernels at once, a port could be taken before its kernel
 bound it, and the kernel died.
 
-Notebook 07's translators train once per run, though three kernels run 07 (tools/training_cache.py):
-every kernel started here gets an IPython startup file (IPYTHONDIR, a folder of this run's) that
-shares train_dates' results between kernels; the folder is removed when the run ends.
+Notebook 07's train_dates calls run once per run, though three kernels run 07 (tools/training_cache.py):
+the Jupyter kernels started here inherit an IPython startup file (IPYTHONDIR, a folder of this run's) that
+shares train_dates' results between them; the folder is removed when the run ends.
 
 nbval compares outputs for what they teach, not float noise (tools/outputs.py): integers exactly,
 other numbers within one unit of their last printed digit.
@@ -40,7 +40,7 @@ def pytest_configure(config):
     torch.set_num_threads(1)
     patch_nbval()
     patch_nbval_comparison()
-    if training_cache.FOLDER_VARIABLE not in os.environ:  # the first process of the run (xdist's workers inherit it)
+    if not {training_cache.FOLDER_VARIABLE, "IPYTHONDIR"} <= set(os.environ):  # the run's first process (workers inherit)
         config._training_cache = folder = Path(tempfile.mkdtemp(prefix="anatomy-training-cache-"))
         startup = folder / "ipython" / "profile_default" / "startup"
         startup.mkdir(parents=True)
@@ -54,8 +54,9 @@ def pytest_terminal_summary(terminalreporter, config):
     if folder is not None:
         from tools import training_cache
         found = training_cache.counts(folder)
-        terminalreporter.write_line(f"notebook 07's translators (tools/training_cache.py): {found['trained']} trained, "
-                                    f"{found['reused']} reused")
+        if any(found.values()):
+                terminalreporter.write_line(f"notebook 07's train_dates calls (tools/training_cache.py): {found['trained']} "
+                                        f"trained, {found['reused']} reused")
 
 
 def pytest_unconfigure(config):
@@ -68,8 +69,9 @@ def pytest_unconfigure(config):
 # --no-loadscope-reorder (make test), xdist hands out files in this order, cells of a notebook together.
 # Notebook 07 comes second: the other worker's nbval then trains its translators while the live test (first) runs 03
 # and 04, and the live pages' Run All of 07 reuse them (tools/training_cache.py) instead of training in turn.
-SLOWEST_FIRST = ("tests/test_viz_live_jupyter.py", "notebooks/07_training.ipynb", "tests/test_homework_sentiment.py", "tests/test_isolated_grading.py",
-                 "notebooks/09_fine_tuning.ipynb", "notebooks/00_before_transformers.ipynb", "notebooks/11_gpt.ipynb")
+SLOWEST_FIRST = ("tests/test_viz_live_jupyter.py", "notebooks/07_training.ipynb", "tests/test_homework_sentiment.py",
+                 "tests/test_isolated_grading.py", "notebooks/09_fine_tuning.ipynb", "notebooks/00_before_transformers.ipynb",
+                 "notebooks/11_gpt.ipynb")
 
 
 def pytest_collection_modifyitems(items):

@@ -1,5 +1,5 @@
-"""tools/training_cache.py: notebook 07's translator trains once per `make test`, and a kernel that reuses
-the saved run continues exactly as one that trained: the same weights, the same record, the same random state.
+"""tools/training_cache.py: notebook 07's train_dates calls run once per `make test`, and a kernel that reuses
+the saved run goes on as one that trained: the same weights, buffers, gradients, record and random state.
 The reference is the uncached train_dates, run from the same weights and random state."""
 from __future__ import annotations
 
@@ -45,6 +45,8 @@ def test_a_reused_run_is_the_trained_one(tmp_path):
         got = once(again, vocab, progress=False, **SMALL)
         assert training_cache.counts(tmp_path) == expected
         assert same_weights(again, trained) and got.losses == run.losses and got.learning_rates == run.learning_rates
+        assert all(torch.equal(a.grad, b.grad) for a, b in zip(again.parameters(), trained.parameters(), strict=True))
+        assert all(torch.equal(a, b) for a, b in zip(again.buffers(), trained.buffers(), strict=True))
         assert not again.training, "train hands the model back in eval mode; a reused run must too"
 
 
@@ -78,8 +80,28 @@ def changed_weight(model, vocab, arguments):
     return model, vocab, arguments
 
 
+def frozen_embedding(model, vocab, arguments):
+    model.src_embeddings.token_embeddings.weight.requires_grad_(False)
+    return model, vocab, arguments
+
+
+def changed_buffer(model, vocab, arguments):
+    """The sinusoid table is a buffer that state_dict leaves out (persistent=False)."""
+    model.src_embeddings.positions.mul_(1.0001)
+    return model, vocab, arguments
+
+
+def another_first_batch(model, vocab, arguments):
+    from anatomy.tasks.dates_translator import training_batches
+    return model, vocab, arguments, next(training_batches(vocab, 4, 1))
+
+
 CHANGES = {
     "one weight by 1e-7": changed_weight,
+    "a frozen parameter": frozen_embedding,
+    "a buffer state_dict leaves out": changed_buffer,
+    "the data's first batch": another_first_batch,
+    "the thread count": lambda m, v, a: (torch.set_num_threads(2), (m, v, a))[1],
     "another vocabulary": lambda m, v, a: (m, CharVocabulary("0123456789-"), a),
     **{f"{name}": (lambda name, value: lambda m, v, a: (m, v, a | {name: value}))(name, value)
        for name, value in [("steps", 4), ("batch_size", 16), ("peak_lr", 1e-3), ("warmup_steps", 2),
@@ -94,12 +116,16 @@ CHANGES = {
 def test_the_key_follows_each_input(change):
     model, vocab = model_and_vocab()
     arguments = {"batch_size": 128, "peak_lr": 5e-3, "warmup_steps": 100, "label_smoothing": 0.1, "seed": 0, "steps": 3}
-    state = training_cache.random_state()
-    base = training_cache.key(model, vocab, arguments)
+    from anatomy.tasks.dates_translator import training_batches
+    first, state, threads = next(training_batches(vocab, 4, 0)), training_cache.random_state(), torch.get_num_threads()
+    base = training_cache.key(model, vocab, arguments, first)
     training_cache.set_random_state(state)
-    assert training_cache.key(copy.deepcopy(model), CharVocabulary(), dict(arguments)) == base, "the same inputs"
-    changed = CHANGES[change](copy.deepcopy(model), vocab, dict(arguments))
-    assert training_cache.key(*changed) != base, f"{change} must give another key"
+    assert training_cache.key(copy.deepcopy(model), CharVocabulary(), dict(arguments), first) == base, "the same inputs"
+    try:
+        changed = CHANGES[change](copy.deepcopy(model), vocab, dict(arguments))
+        assert training_cache.key(*changed, *([first] if len(changed) == 3 else [])) != base, f"{change}: another key"
+    finally:
+        torch.set_num_threads(threads)
 
 
 def test_a_kernel_that_imports_train_dates_gets_the_cached_one(tmp_path):
@@ -112,6 +138,54 @@ def test_a_kernel_that_imports_train_dates_gets_the_cached_one(tmp_path):
     env = os.environ | {training_cache.FOLDER_VARIABLE: str(tmp_path)}
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, cwd=tmp_path)
     assert result.returncode == 0 and result.stdout.split() == ["True", "anatomy.tasks.dates_translator"], result
+
+
+SLOW_TRAINING = """
+import random, sys, time
+from pathlib import Path
+import numpy
+sys.path.insert(0, {root!r})
+import torch
+from tools import training_cache
+from anatomy.tasks.training import TrainingRun
+def slow(model, vocab, steps):
+    time.sleep(2)  # the other process asks while this one trains
+    with torch.no_grad():
+        model.weight.add_(steps)
+    return TrainingRun(losses=[float(steps)])
+class Vocab:
+    tokens = ["a"]
+torch.manual_seed(0), numpy.random.seed(0), random.seed(0)  # the key reads all three, as a seeded notebook sets them
+model = torch.nn.Linear(2, 2)
+training_cache.cached(slow, Path({folder!r}))(model, Vocab(), steps=3)
+print(model.weight.sum().item())
+"""
+
+
+def test_two_processes_asking_at_once_train_once(tmp_path):
+    """The lock: the second process waits for the first to save, then reuses its run."""
+    script = SLOW_TRAINING.format(root=str(Path(__file__).resolve().parent.parent), folder=str(tmp_path))
+    both = [subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            for _ in range(2)]
+    outputs = [process.communicate(timeout=120) for process in both]
+    assert all(process.returncode == 0 for process in both), outputs
+    assert outputs[0][0] == outputs[1][0] and training_cache.counts(tmp_path) == {"trained": 1, "reused": 1}
+
+
+def test_a_jupyter_kernel_of_this_run_has_the_cached_train_dates():
+    """A real IPython kernel started with this run's environment, as nbval and the live servers start theirs."""
+    from jupyter_client.manager import start_new_kernel
+
+    manager, client = start_new_kernel(kernel_name="python3")
+    try:
+        found = []
+        client.execute_interactive("from anatomy.tasks.dates_translator import train_dates\n"
+                                   "print(train_dates.__wrapped__.__module__)", timeout=60,
+                                   output_hook=lambda m: found.append(m["content"].get("text", "")))
+        assert "".join(found).split() == ["anatomy.tasks.dates_translator"], found
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
 
 
 def test_this_runs_kernels_get_the_startup_file():

@@ -6,7 +6,7 @@ Chromium through chromedriver with every outside host unresolvable, and counts t
 elements that each BertViz view drew. For each of 03, 04 and 07, as a student meets it:
 - the committed outputs, untrusted: a note says to run the cell, and nothing draws;
 - "Trust Notebook": the saved views draw;
-- Run All (the cells re-run in that page): new views draw; 07's two translators are not trained again in
+- Run All (the cells re-run in that page): new views draw; 07's train_dates calls are not made again in
   each page: every cell runs, and its train_dates calls load what the suite's first kernel to reach them trained
   (nbval's 07, or the other front-end's page), with the random state training left (tools/training_cache.py);
 - save and reload the page (the outputs come back from the file): they draw again; in JupyterLab

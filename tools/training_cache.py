@@ -1,26 +1,29 @@
-"""Notebook 07's translator trains once per `make test`, not once per kernel that runs 07.
+"""Notebook 07's train_dates calls run once per `make test`, not once per kernel that runs 07.
 
 Three kernels run notebook 07 in one suite: nbval's, and the live JupyterLab and Notebook 7 pages of
-tests/test_viz_live_jupyter.py (Run All, to see the attention view drawn again). Each trained the same
-two translators from the same weights and the same random state, about 100 s of CPU apiece.
+tests/test_viz_live_jupyter.py (Run All, to see the attention view drawn again). Each made the same three
+train_dates calls (a 12-step check and the two translators, about 100 s of CPU apiece) from the same
+weights and random state.
 
-conftest.py gives every kernel that `make test` starts (nbval's, and the live Jupyter servers') an
-IPython startup file (KERNEL_STARTUP) that wraps anatomy.tasks.dates_translator.train_dates when a
-cell imports it. The wrapper keys a call by everything its result depends on: the model's weights,
-buffers and class, the vocabulary, every argument, torch's version and the random state of torch,
-numpy and Python (`key`). The first kernel to make a call trains and saves the trained weights, the
-run's record and the random state training left behind; a later call with the same key loads them,
-so the kernel continues exactly as if it had trained, and prints the same figures. Another key
-(other weights, another seed, another random state) trains. The folder lives for one suite run only
-(conftest.py removes it), so every `make test` trains each translator once. A model on a GPU is never
-cached. The trained/reused counts are in the suite's summary.
+conftest.py gives the Jupyter kernels that `make test` starts (nbval's, and the live Jupyter servers'; they
+inherit pytest's environment) an IPython startup file (KERNEL_STARTUP) that wraps
+anatomy.tasks.dates_translator.train_dates when a cell imports it. The wrapper keys a call by what its
+result depends on and this run's kernels could differ in (`key`). The first kernel to make a call trains and
+saves every parameter, buffer and gradient, the run's record and the random state training left behind; a
+later call with the same key loads them, so the kernel goes on with the same weights, gradients, record and
+random state as one that trained (the record's `seconds` are the first kernel's, and no progress bar is drawn;
+07 prints neither). Another key trains. The folder lives for one suite run only (conftest.py removes it), so
+every `make test` makes each call once, in whichever kernel reaches it first. A model on a GPU, or with hooks,
+is never cached. The suite's summary says how many calls trained and how many reused a saved run.
 """
 from __future__ import annotations
 
 import fcntl
+import functools
 import hashlib
 import importlib.abc
 import importlib.util
+import os
 import pickle
 import random
 import sys
@@ -28,6 +31,7 @@ from pathlib import Path
 
 FOLDER_VARIABLE = "ANATOMY_TRAINING_CACHE"
 MODULE = "anatomy.tasks.dates_translator"
+ENVIRONMENT = ("ATEN_CPU_CAPABILITY", "MKL_CBWR", "ONEDNN_MAX_CPU_ISA", "ANATOMY_FLOAT_JITTER", "OMP_NUM_THREADS")
 KERNEL_STARTUP = """\
 import importlib.util, os
 _spec = importlib.util.spec_from_file_location("anatomy_training_cache", {path!r})
@@ -55,28 +59,63 @@ def set_random_state(state: tuple) -> None:
     random.setstate(state[2])
 
 
-def key(model, vocab, arguments: dict) -> str:
-    """SHA-256 of what train_dates' result depends on: the model's class, config and every tensor of its
-    state (name, dtype, shape, bytes), the vocabulary, the arguments, torch's version and the random state."""
+def key(model, vocab, arguments: dict, first_batch=None) -> str:
+    """SHA-256 of what train_dates' result depends on and this run's kernels could differ in: the model's class and
+    config, every parameter (with requires_grad) and buffer (persistent or not), the vocabulary, the arguments, the
+    first training batch (the data: 07's exercise changes the formats), the package's source, torch's version, its
+    default dtype, deterministic flag and thread count, the float settings of the environment and the random state."""
     import torch
 
     digest = hashlib.sha256()
     digest.update(f"{type(model).__module__}.{type(model).__qualname__}|{getattr(model, 'config', None)!r}".encode())
-    for name, tensor in model.state_dict().items():
-        tensor = tensor.detach().cpu().contiguous()
+    tensors = [(f"p:{n}:{t.requires_grad}", t) for n, t in model.named_parameters()]
+    for name, tensor in tensors + [(f"b:{n}", t) for n, t in model.named_buffers()] + [
+            (f"batch:{i}", t) for i, t in enumerate(vars(first_batch).values() if first_batch is not None else [])
+            if isinstance(t, torch.Tensor)]:
+        tensor = tensor.detach().cpu().contiguous().reshape(-1)
         digest.update(f"|{name}|{tensor.dtype}|{tuple(tensor.shape)}|".encode())
-        digest.update(tensor.view(torch.uint8).numpy().tobytes() if tensor.numel() else b"")
-    digest.update(pickle.dumps((type(vocab).__qualname__, vocab.tokens, sorted(arguments.items()),
-                                torch.__version__)))
+        digest.update(tensor.view(torch.uint8).numpy().tobytes())
+    settings = (torch.__version__, str(torch.get_default_dtype()), torch.are_deterministic_algorithms_enabled(),
+                torch.get_num_threads(), [os.environ.get(v) for v in ENVIRONMENT], package_source())
+    digest.update(pickle.dumps((type(vocab).__qualname__, vocab.tokens, sorted(arguments.items()), settings)))
     torch_state, numpy_state, python_state = random_state()
     digest.update(torch_state.numpy().tobytes() + pickle.dumps((numpy_state[0], numpy_state[1].tobytes(),
                                                                 numpy_state[2:], python_state)))
     return digest.hexdigest()
 
 
-def cached(train_dates, folder: Path):
-    """train_dates, each call made once across every process that shares `folder`."""
-    import functools
+@functools.cache
+def package_source() -> str:
+    """SHA-256 of every .py file of the anatomy package this kernel imports (an edit during the run changes it)."""
+    import anatomy
+
+    digest = hashlib.sha256()
+    for path in sorted(Path(anatomy.__file__).parent.rglob("*.py")):
+        digest.update(str(path).encode() + path.read_bytes())
+    return digest.hexdigest()
+
+
+def tensors_of(model) -> dict:
+    """Every parameter and buffer (persistent or not) of `model`, and each parameter's gradient."""
+    found = {f"p:{n}": t for n, t in model.named_parameters()} | {f"b:{n}": t for n, t in model.named_buffers()}
+    return {name: tensor.detach().clone() for name, tensor in found.items()} | {
+        f"g:{n}": p.grad.detach().clone() for n, p in model.named_parameters() if p.grad is not None}
+
+
+def restore(model, saved: dict) -> None:
+    import torch
+
+    with torch.no_grad():
+        for name, tensor in [(f"p:{n}", t) for n, t in model.named_parameters()] + [
+                (f"b:{n}", t) for n, t in model.named_buffers()]:
+            tensor.copy_(saved[name])
+        for name, parameter in model.named_parameters():
+            parameter.grad = saved.get(f"g:{name}")
+
+
+def cached(train_dates, folder: Path, training_batches=None):
+    """train_dates, each call made once across every process that shares `folder`; `training_batches`
+    (anatomy.tasks.dates_translator's) gives the first batch the key reads."""
     import inspect
 
     import torch
@@ -85,26 +124,37 @@ def cached(train_dates, folder: Path):
 
     @functools.wraps(train_dates)
     def train_once(model, vocab, *args, **kwargs):
-        if next(model.parameters()).device.type != "cpu" or not isinstance(getattr(vocab, "tokens", None), list):
-            return train_dates(model, vocab, *args, **kwargs)  # a GPU's run, or a vocabulary the key cannot read
-        bound = signature.bind(model, vocab, *args, **kwargs)
+        try:
+            bound = signature.bind(model, vocab, *args, **kwargs)
+        except TypeError:
+            return train_dates(model, vocab, *args, **kwargs)  # its own error message
+        hooked = any(m._forward_hooks or m._forward_pre_hooks or m._backward_hooks for m in model.modules())
+        if (next(model.parameters()).device.type != "cpu" or not isinstance(getattr(vocab, "tokens", None), list)
+                or hooked):
+            return train_dates(model, vocab, *args, **kwargs)  # a GPU's run, a vocabulary or hooks the key cannot read
         bound.apply_defaults()
         arguments = {k: v for k, v in bound.arguments.items() if k not in ("model", "vocab", "progress")}
-        name = key(model, vocab, arguments)
+        state = random_state()
+        first = None if training_batches is None else next(
+            training_batches(vocab, arguments["batch_size"], arguments["seed"]))
+        set_random_state(state)
+        name = key(model, vocab, arguments, first)
         path = folder / f"{name}.pt"
         with open(folder / f"{name}.lock", "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)  # a second kernel with this key waits for the first to save
             if path.exists():
                 saved = torch.load(path, weights_only=False)
-                model.load_state_dict(saved["state"])
+                restore(model, saved["tensors"])
                 model.eval()
                 set_random_state(saved["random"])
                 _count(folder, "reused")
                 return saved["run"]
             run = train_dates(model, vocab, *args, **kwargs)
-            state = {k: v.detach().clone() for k, v in model.state_dict().items()}
-            torch.save({"state": state, "run": run, "random": random_state()}, path.with_suffix(".part"))
-            path.with_suffix(".part").rename(path)
+            try:
+                torch.save({"tensors": tensors_of(model), "run": run, "random": random_state()}, path.with_suffix(".part"))
+                path.with_suffix(".part").rename(path)
+            except OSError:  # a full disk: the run stands, uncached
+                return run
             _count(folder, "trained")
             return run
 
@@ -147,7 +197,7 @@ class _Wrapper(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def exec_module(self, module):
         self.loader.exec_module(module)
-        module.train_dates = cached(module.train_dates, self.folder)
+        module.train_dates = cached(module.train_dates, self.folder, module.training_batches)
         sys.meta_path.remove(self)
 
 
@@ -156,6 +206,6 @@ def install(folder: str | Path) -> None:
     folder = Path(folder)
     if MODULE in sys.modules:
         module = sys.modules[MODULE]
-        module.train_dates = cached(module.train_dates, folder)
+        module.train_dates = cached(module.train_dates, folder, module.training_batches)
     else:
         sys.meta_path.insert(0, _Wrapper(folder))
