@@ -64,6 +64,23 @@ def test_settings_out_of_range_are_refused():
         docstring_corpus(10, held_out=1e-17)  # 1 - 1e-17 is 1.0 in floating point
 
 
+def test_a_bad_held_out_is_refused_before_the_standard_library_is_read(monkeypatch):
+    from anatomy.tasks import docstring_lm
+
+    def unread(count):
+        raise AssertionError("the standard library was read before held_out was checked")
+    monkeypatch.setattr(docstring_lm, "stdlib_sentences", unread)
+    with pytest.raises(ValueError, match=r"held_out must be a finite number > 0 and < 1, got 2"):
+        docstring_lm.docstring_corpus(100, held_out=2)
+
+
+def test_one_sentence_is_counted_in_the_singular():
+    from anatomy.tasks.docstring_lm import sentence_corpus
+
+    with pytest.raises(ValueError, match=r"held_out=0.5 of 1 sentence leaves 0 for training and 1 for validation"):
+        sentence_corpus(["alone"], held_out=0.5)
+
+
 def test_a_corpus_of_given_sentences_by_hand():
     """tools/docstring_loss.py trains on another Python's sentences: the vocabulary is "\n" and their characters
     sorted; the last quarter of 4 sentences is held out; each sentence ends with "\n". Worked out by hand."""
@@ -87,7 +104,7 @@ def test_the_docstring_corpus_is_the_corpus_of_this_pythons_sentences():
     ("one sentence", TypeError, r"sentences must be a list of texts, got one str"),
     (["fine", 3], TypeError, r"sentences must hold strings only, got \(position, type\) \[\(1, 'int'\)\]"),
     ([], ValueError, r"sentences is empty"),
-    (["a", "two\nlines", "c"], ValueError, r'sentences must not hold "\\n", the separator between sentences; got it in sentences \[1\]'),
+    (["a", "two\nlines", "c"], ValueError, r'sentences must not hold "\\n", the separator between sentences; got it at positions \[1\]'),
 ])
 def test_given_sentences_that_cannot_make_a_corpus_are_refused(sentences, error, words):
     from anatomy.tasks.docstring_lm import sentence_corpus

@@ -17,7 +17,8 @@ from anatomy.tasks.copy_task import copy_vocabulary, copy_pairs, build_model, bu
 from anatomy.tasks.dates import all_dates, split_dates, date_pairs, CharVocabulary, TranslationBatch, pad, make_batch
 from anatomy.tasks.dates_translator import dates_config, translation_loss, train_dates, translate, exact_match
 from anatomy.tasks.digits import DigitsSplit, load_digits_split, shift_randomly, logits_of, train_digits, pixel_mlp
-from anatomy.tasks.docstring_lm import (CharCorpus, docstring_corpus, sentence_corpus, docstring_config, windows,
+from anatomy.tasks.char_corpus import CharCorpus
+from anatomy.tasks.docstring_lm import (docstring_corpus, sentence_corpus, docstring_config, windows,
                                         next_character_loss, train_docstring_gpt, validation_loss, perplexity)
 from anatomy.tasks.bigram import bigram_log_probs, bigram_loss, BigramLM, BigramCache
 from anatomy.tasks.linear_probe import sentence_vectors, train_probe

@@ -1,12 +1,11 @@
 """Notebook 11's baseline: the bigram model of a character corpus, P(next | current) counted on its training text.
 
 Taught in: 11_gpt (section 3's baseline, and section 10's draft for speculative decoding).  Shapes: B batch,
-T characters, V vocabulary. The corpus is anatomy.tasks.docstring_lm's CharCorpus.
+T characters, V vocabulary. The corpus is an anatomy.tasks.char_corpus.CharCorpus.
 """
 from __future__ import annotations
 
 from types import SimpleNamespace
-from typing import TYPE_CHECKING
 
 import torch
 from torch import nn
@@ -14,16 +13,12 @@ from torch import nn
 from anatomy.checks import check_integer, check_number, check_type
 from anatomy.layers.embeddings import check_token_ids
 from anatomy.models.gpt import CausalLMOutput
-
-if TYPE_CHECKING:
-    from anatomy.tasks.docstring_lm import CharCorpus
+from anatomy.tasks.char_corpus import CharCorpus
 
 
 def bigram_log_probs(corpus: CharCorpus, smoothing: float = 1.0) -> torch.Tensor:
     """(V, V) log P(next | current), row = current character, counted on the training text with
     add-`smoothing` (every pair gets that many extra counts, so no pair is impossible)."""
-    from anatomy.tasks.docstring_lm import CharCorpus  # here, not at the top: docstring_lm imports this module
-
     check_type("corpus", corpus, CharCorpus)
     check_number("smoothing", smoothing, above=0, hint=" (1.0 is add-one smoothing)")
     vocab = len(corpus.characters)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 import torch
 from torch import nn
@@ -17,29 +16,15 @@ from torch import nn
 from anatomy.checks import check_integer, check_number, check_tensor, check_texts, check_type
 from anatomy.corpora.stdlib_docstrings import stdlib_sentences
 from anatomy.models.gpt import GPT, GPTConfig
+from anatomy.tasks.char_corpus import CharCorpus
 from anatomy.tasks.training import TrainingRun, token_cross_entropy, train
 from anatomy.tasks.bigram import BigramCache, BigramLM, bigram_log_probs, bigram_loss  # noqa: F401  (section 3's baseline)
-
-
-@dataclass
-class CharCorpus:
-    characters: str  # the vocabulary, id = position; id 0 is "\n", the sentence separator
-    train_ids: torch.Tensor  # (N,) the training sentences, joined by "\n"
-    validation_ids: torch.Tensor  # (M,) the held-out sentences
-
-    def encode(self, text: str) -> torch.Tensor:
-        unknown = sorted(set(text) - set(self.characters))
-        if unknown:
-            raise ValueError(f"characters {unknown} are not in the vocabulary")
-        return torch.tensor([self.characters.index(c) for c in text])
-
-    def decode(self, ids: torch.Tensor | list[int]) -> str:
-        return "".join(self.characters[int(i)] for i in ids)
 
 
 def docstring_corpus(count: int = 6000, held_out: float = 0.1) -> CharCorpus:
     """`count` of this Python's docstring sentences, the last `held_out` fraction kept for validation."""
     check_integer("count", count, least=2)
+    _check_held_out(held_out)  # before the standard library is read
     return sentence_corpus(stdlib_sentences(count), held_out)
 
 
@@ -47,18 +32,26 @@ def sentence_corpus(sentences: list[str], held_out: float = 0.1) -> CharCorpus:
     """A character corpus of any `sentences` (another Python's docstrings: tools/docstring_loss.py), the last
     `held_out` fraction kept for validation; the vocabulary is their characters, "\n" (the separator) first."""
     sentences = check_texts(sentences, "sentences")
-    check_number("held_out", held_out, above=0, below=1, hint=" (the fraction of sentences kept for validation)")
+    _check_held_out(held_out)
     broken = [i for i, sentence in enumerate(sentences) if "\n" in sentence]
     if broken:
-        raise ValueError(f"sentences must not hold \"\\n\", the separator between sentences; got it in sentences {broken[:5]}")
+        raise ValueError(f"sentences must not hold \"\\n\", the separator between sentences; got it at positions {broken[:5]}")
     cut = int(len(sentences) * (1 - held_out))
     if not 0 < cut < len(sentences):
-        raise ValueError(f"held_out={held_out} of {len(sentences)} sentences leaves {cut} for training and "
+        raise ValueError(f"held_out={held_out} of {_count(len(sentences))} leaves {cut} for training and "
                          f"{len(sentences) - cut} for validation; both need at least one")
     characters = "\n" + "".join(sorted(set("".join(sentences))))
     index = {c: i for i, c in enumerate(characters)}
     encode = lambda part: torch.tensor([index[c] for c in "\n".join(part) + "\n"])  # noqa: E731
     return CharCorpus(characters, encode(sentences[:cut]), encode(sentences[cut:]))
+
+
+def _check_held_out(held_out: float) -> None:
+    check_number("held_out", held_out, above=0, below=1, hint=" (the fraction of sentences kept for validation)")
+
+
+def _count(n: int) -> str:
+    return f"{n} sentence" + ("" if n == 1 else "s")
 
 
 def docstring_config(corpus: CharCorpus) -> GPTConfig:
