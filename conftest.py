@@ -55,7 +55,7 @@ def pytest_terminal_summary(terminalreporter, config):
         from tools import training_cache
         found = training_cache.counts(folder)
         if any(found.values()):
-                terminalreporter.write_line(f"notebook 07's train_dates calls (tools/training_cache.py): {found['trained']} "
+            terminalreporter.write_line(f"notebook 07's train_dates calls (tools/training_cache.py): {found['trained']} "
                                         f"trained, {found['reused']} reused")
 
 

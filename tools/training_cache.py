@@ -136,15 +136,19 @@ class _Wrapper(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def exec_module(self, module):
         self.loader.exec_module(module)
-        module.train_dates = cached(module.train_dates, self.folder, module.training_batches)
+        _wrap(module, self.folder)
         sys.meta_path.remove(self)
+
+
+def _wrap(module, folder: Path) -> None:
+    """MODULE's train_dates, replaced by its cached twin (the key reads the module's training_batches)."""
+    module.train_dates = cached(module.train_dates, folder, module.training_batches)
 
 
 def install(folder: str | Path) -> None:
     """Cache train_dates in this process from now on, in `folder` (created by conftest.py)."""
     folder = Path(folder)
     if MODULE in sys.modules:
-        module = sys.modules[MODULE]
-        module.train_dates = cached(module.train_dates, folder, module.training_batches)
+        _wrap(sys.modules[MODULE], folder)
     else:
         sys.meta_path.insert(0, _Wrapper(folder))
