@@ -574,6 +574,9 @@ EXAMPLES = {
     "anatomy.alignment.exact_match.prompt_ids": lambda: call(char_tokenizer(), ["low?", "lower?"]),
     "anatomy.alignment.exact_match.answer": lambda: call(char_gpt(), char_tokenizer(), ["low?", "lower?"], 3, 1),
     "anatomy.alignment.exact_match.exact_match": lambda: call(["2021-03-03", "cba"], ["2021-03-03", "abc"]),
+    "anatomy.alignment.sft_training.check_loss_on": lambda: call("every token"),
+    "anatomy.alignment.sft_training.sft_batches": lambda: call(char_tokenizer(), [("low?", "lower", "low"), ("abc?", "cba", "abc")],
+                                                               2, "assistant", 1),
 }
 
 
@@ -598,9 +601,10 @@ UNCALLABLE = {
         "anatomy.models.mlm_masking.maskable_positions", "anatomy.generation.speculative.verify",
         "anatomy.generation.speculative.forward_last", "anatomy.generation.sampling.pick_next",
         "anatomy.generation.sampling.filtered_probs"]),
-    **reason("a per-character predicate (or per-tile, per-beam step) called in a loop by a caller that checks its input once")([
+    **reason("a per-character predicate (or per-tile, per-beam step) called in a loop by a caller that checks its input once (or per batch: an SFT step)")([
         "anatomy.tokenizers.basic_tokenizer.is_whitespace", "anatomy.tokenizers.basic_tokenizer.is_control", "anatomy.tokenizers.basic_tokenizer.is_punctuation",
-        "anatomy.tokenizers.basic_tokenizer.is_cjk", "anatomy.efficient.tiled_attention.tile_positions", "anatomy.generation.beam_search.best_live_score"]),
+        "anatomy.tokenizers.basic_tokenizer.is_cjk", "anatomy.efficient.tiled_attention.tile_positions", "anatomy.generation.beam_search.best_live_score",
+        "anatomy.alignment.sft_training.length_groups", "anatomy.alignment.sft_training.batch_loss"]),
     **reason("the rule as notebook 15 shows it (its source is the lesson); encode uses merge_by_rank, swept")([
         "anatomy.tokenizers.bpe.apply_merges"]),
     **reason("Hugging Face's trainer set up for tests and notebook 15's equality cell; HF reports its own errors")([
@@ -630,7 +634,9 @@ UNCALLABLE = {
         "anatomy.corpora.stdlib_docstrings.stdlib_sentences", "anatomy.tasks.docstring_lm.docstring_corpus", "anatomy.display.viz.neuron_model",
         "anatomy.display.viz.neuron_view", "anatomy.tasks.dates.all_dates", "anatomy.alignment.base_corpus.base_texts",
         "anatomy.alignment.base_gpt.held_out_losses", "anatomy.alignment.base_gpt.evaluate_base_gpt", "anatomy.alignment.base_gpt.save_base_gpt",
-        "anatomy.alignment.base_gpt.load_base_gpt", "anatomy.alignment.exact_match.held_out_tasks"]),
+        "anatomy.alignment.base_gpt.load_base_gpt", "anatomy.alignment.exact_match.held_out_tasks",
+        "anatomy.alignment.sft_training.training_examples", "anatomy.alignment.sft_training.training_tasks", "anatomy.alignment.sft_training.held_out_exact_match",
+        "anatomy.alignment.sft_training.save_sft_gpt", "anatomy.alignment.sft_training.load_sft_gpt"]),
     **reason("sets up or displays a notebook (no argument to get wrong, or a figure/HTML to look at)")([
         "anatomy.display.notebook.pick_device", "anatomy.display.notebook.seed_everything", "anatomy.display.notebook.quiet_libraries",
         "anatomy.display.notebook.enter_the_english_folder", "anatomy.display.notebook.setup_notebook", "anatomy.display.notebook.show_source",
@@ -648,7 +654,7 @@ UNCALLABLE = {
         "anatomy.interpret.induction_control.train_mixed",
         "anatomy.tasks.pretraining_payoff.payoff",
         "anatomy.tasks.linear_probe.train_probe", "anatomy.tasks.copy_task.accuracy_by_length",
-        "anatomy.alignment.base_gpt.pretrain_base_gpt"]),
+        "anatomy.alignment.base_gpt.pretrain_base_gpt", "anatomy.alignment.sft_training.fine_tune"]),
     **reason("converts a Hugging Face or torch model (tests/test_*_weights.py and the loader tables check these)")([
         "anatomy.weights.gpt2_weights.gpt2_weight_names", "anatomy.weights.gpt2_weights.config_from_gpt2", "anatomy.weights.gpt2_weights.check_gpt2",
         "anatomy.weights.gpt2_weights.gpt_from_gpt2", "anatomy.weights.llama_weights.unscaled_rope", "anatomy.weights.llama_weights.llama_fields",

@@ -1,4 +1,5 @@
-"""From a language model to an assistant: a base model, a chat template, the assistant-only SFT loss, LoRA, DPO.
+"""From a language model to an assistant: a base model, a chat template, the assistant-only SFT loss and a run of it,
+LoRA, DPO.
 
 Taught in: 20_instruction_tuning.
 """
@@ -14,6 +15,9 @@ from anatomy.alignment.instruction_data import (KOREAN_FORMATS, SPLITS, TASKS, c
 from anatomy.alignment.ngram_baseline import ngram_loss
 from anatomy.alignment.lora import LoRALinear, add_lora, lora_layers, merge_lora, unmerge_lora
 from anatomy.alignment.sft_loss import IGNORE_INDEX, chat_batch, sft_labels, sft_loss
+from anatomy.alignment.sft_training import (LOSS_ON, SFT_GPT_DIR, TRAINING_EXAMPLES, batch_loss, check_loss_on, fine_tune,
+                                            held_out_exact_match, length_groups, load_sft_gpt, save_sft_gpt,
+                                            sft_batches, training_examples, training_tasks)
 
 __all__ = ["BASE_GPT_DIR", "BASELINES", "evaluate_base_gpt", "ngram_loss", "PAD", "RESERVED", "SOURCES", "UNKNOWN", "CharTokenizer", "answer", "base_config", "base_texts",
            "build_tokenizer", "exact_match", "held_out_losses", "held_out_tasks", "load_base_gpt", "mixed_windows",
@@ -21,4 +25,6 @@ __all__ = ["BASE_GPT_DIR", "BASELINES", "evaluate_base_gpt", "ngram_loss", "PAD"
            "CHAT_TEMPLATE", "END_OF_TURN", "IGNORE_INDEX", "KOREAN_FORMATS", "ROLES", "SPECIAL_TOKENS", "SPLITS", "TASKS",
            "chat", "check_split", "sentiment_examples", "task_examples", "LoRALinear", "add_lora",
            "answer_logprobs", "chat_batch", "chat_segments", "check_messages", "check_pairs", "dpo_loss", "encode_chat",
-           "frozen_reference", "lora_layers", "merge_lora", "preference_loss", "render_chat", "sft_labels", "sft_loss", "unmerge_lora"]
+           "frozen_reference", "lora_layers", "merge_lora", "preference_loss", "render_chat", "sft_labels", "sft_loss", "unmerge_lora",
+           "LOSS_ON", "SFT_GPT_DIR", "TRAINING_EXAMPLES", "batch_loss", "check_loss_on", "fine_tune", "held_out_exact_match", "length_groups",
+           "load_sft_gpt", "save_sft_gpt", "sft_batches", "training_examples", "training_tasks"]
