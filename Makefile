@@ -284,8 +284,9 @@ char-gpt: install
 base-gpt: install
 	$(PY) -m tools.train_base_gpt
 
-# Notebook 20's fine-tuned model: the base GPT fine-tuned on the instruction tasks, the loss on the assistant's
-# tokens against the loss on every token, 5 seeds each (about 18 minutes alone on two cores); seed 0's assistant-only
-# model and the record of all ten runs go to anatomy/data/sft_gpt. Then: make notebooks/20_instruction_tuning.executed
+# Notebook 20's fine-tuned model: the base GPT fine-tuned on the instruction tasks with the loss on the assistant's
+# tokens, against the loss on every token and against the same fine-tuning from random weights, 5 seeds each
+# (about half an hour alone on two cores); seed 0's assistant-only model from the base GPT and the record of all
+# fifteen runs go to anatomy/data/sft_gpt. Then: make notebooks/20_instruction_tuning.executed
 sft-gpt: install
 	$(PY) -m tools.train_sft_gpt

@@ -12,7 +12,7 @@ import sys
 
 import torch
 
-from anatomy.alignment import fine_tune, held_out_exact_match, load_base_gpt, pretrain_base_gpt, training_examples
+from anatomy.alignment import fine_tune, held_out_scores, load_base_gpt, pretrain_base_gpt, training_examples
 from anatomy.alignment.sft_training import RECIPE
 
 BASE_GOAL_S, SFT_GOAL_S = 300, 120
@@ -35,7 +35,7 @@ def a2() -> None:
     print(f"A2 SFT of the base GPT ({RECIPE['steps']} steps of {RECIPE['batch_size']} chats, seed 0, "
           f"{torch.get_num_threads()} threads): {run.seconds:.1f} s{verdict}")
     print("   held-out exact match (200 prompts per task): "
-          + ", ".join(f"{task} {score:.1%}" for task, score in held_out_exact_match(model, tokenizer, 200).items()))
+          + ", ".join(f"{task} {s['exact_match']:.1%}" for task, s in held_out_scores(model, tokenizer, 200).items()))
 
 
 def main(arguments: list[str]) -> None:

@@ -635,7 +635,7 @@ UNCALLABLE = {
         "anatomy.display.viz.neuron_view", "anatomy.tasks.dates.all_dates", "anatomy.alignment.base_corpus.base_texts",
         "anatomy.alignment.base_gpt.held_out_losses", "anatomy.alignment.base_gpt.evaluate_base_gpt", "anatomy.alignment.base_gpt.save_base_gpt",
         "anatomy.alignment.base_gpt.load_base_gpt", "anatomy.alignment.exact_match.held_out_tasks",
-        "anatomy.alignment.sft_training.training_examples", "anatomy.alignment.sft_training.training_tasks", "anatomy.alignment.sft_training.held_out_exact_match",
+        "anatomy.alignment.sft_training.training_examples", "anatomy.alignment.sft_training.training_tasks", "anatomy.alignment.exact_match.held_out_scores",
         "anatomy.alignment.sft_training.save_sft_gpt", "anatomy.alignment.sft_training.load_sft_gpt"]),
     **reason("sets up or displays a notebook (no argument to get wrong, or a figure/HTML to look at)")([
         "anatomy.display.notebook.pick_device", "anatomy.display.notebook.seed_everything", "anatomy.display.notebook.quiet_libraries",

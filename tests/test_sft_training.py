@@ -8,6 +8,7 @@ lowers the held-out assistant loss; every bad input is named. Needs the reviews 
 from __future__ import annotations
 
 import copy
+import re
 import shutil
 
 import pytest
@@ -15,9 +16,9 @@ import torch
 
 from anatomy.alignment import (END_OF_TURN, IGNORE_INDEX, PAD, chat, chat_batch, encode_chat, held_out_tasks,
                                load_base_gpt, sft_labels, sft_loss)
-from anatomy.alignment.sft_training import (LOSS_ON, SFT_GPT_DIR, TRAINING_EXAMPLES, batch_loss, fine_tune,
-                                            held_out_exact_match, length_groups, load_sft_gpt, sft_batches,
-                                            training_examples)
+from anatomy.alignment.exact_match import ANSWER_FORMS, held_out_scores
+from anatomy.alignment.sft_training import (SFT_GPT_DIR, TRAINING_EXAMPLES, batch_loss, fine_tune, length_groups,
+                                            load_sft_gpt, sft_batches, training_examples)
 from anatomy.tasks.arms import compare_arms
 
 PROMPTS_OF_SLACK = 3  # per task, of 200: greedy answers that a near tie on another CPU may flip
@@ -89,21 +90,31 @@ def test_the_training_pool_has_each_task_in_its_share_and_no_held_out_prompt():
     assert sum(prompt.startswith("Sentiment") for prompt, _, _ in pool) == TRAINING_EXAMPLES["sentiment"]
 
 
-def test_the_shipped_model_reproduces_its_recorded_exact_match(base, shipped):
+def test_the_shipped_model_reproduces_its_recorded_scores(base, shipped):
     model, record = shipped
     _, tokenizer = base
-    recorded = record["after"][LOSS_ON[0]][0]  # seed 0's assistant-only run is the model shipped
-    measured = held_out_exact_match(model, tokenizer, record["held_out_per_task"])
-    for task, value in measured.items():
-        assert abs(value - recorded[task]) <= PROMPTS_OF_SLACK / record["held_out_per_task"], (task, value, recorded)
+    measured = held_out_scores(model, tokenizer, record["held_out_per_task"])
+    for task, scores in measured.items():  # seed 0's assistant-only run from the base GPT is the model shipped
+        for key, recorded in (("exact_match", record["after"]), ("ended", record["ended"]), ("well_formed", record["well_formed"])):
+            assert abs(scores[key] - recorded["assistant"][0][task]) <= PROMPTS_OF_SLACK / record["held_out_per_task"], \
+                (task, key, scores[key], recorded["assistant"][0][task])
 
 
 def test_the_records_comparisons_follow_from_its_runs(shipped):
     _, record = shipped
-    assert len(record["after"][LOSS_ON[0]]) == len(record["after"][LOSS_ON[1]]) == record["seeds"] >= 2
-    for task, saved in record["assistant_minus_every_token"].items():
-        comparison = compare_arms([s[task] for s in record["after"][LOSS_ON[1]]], [s[task] for s in record["after"][LOSS_ON[0]]])
-        assert (comparison.mean, comparison.half_width) == pytest.approx((saved["mean"], saved["half_width"]))
+    assert all(len(record["after"][arm]) == record["seeds"] >= 2 for arm in record["arms"])
+    for name, (a, b) in {"assistant_minus_every_token": ("every token", "assistant"),
+                         "base_minus_random_weights": ("assistant, from random weights", "assistant")}.items():
+        for task, saved in record[name].items():
+            comparison = compare_arms([s[task] for s in record["after"][a]], [s[task] for s in record["after"][b]])
+            assert (comparison.mean, comparison.half_width) == pytest.approx((saved["mean"], saved["half_width"]))
+
+
+def test_an_answer_is_in_form_when_it_has_its_tasks_shape():
+    right = {"dates": "2021-03-03", "reverse": "cba", "count": "12", "sentiment": "negative"}
+    wrong = {"dates": "2021-3-3", "reverse": "cbA", "count": "one", "sentiment": "ne"}
+    assert all(re.fullmatch(ANSWER_FORMS[task], text) for task, text in right.items())
+    assert not any(re.fullmatch(ANSWER_FORMS[task], text) for task, text in wrong.items())
 
 
 def test_a_short_run_lowers_the_held_out_assistant_loss(base):
@@ -131,7 +142,7 @@ def test_a_short_run_lowers_the_held_out_assistant_loss(base):
     (lambda m, t, e: fine_tune(m, type(t)(t.characters[:-1]), e, steps=1), "different runs"),
     (lambda m, t, e: fine_tune(m, t, e, steps=0), "steps"),
     (lambda m, t, e: fine_tune(m, t, e, steps=1, peak_lr=0), "peak_lr"),
-    (lambda m, t, e: held_out_exact_match(m, t, 0), "count"),
+    (lambda m, t, e: held_out_scores(m, t, 0), "count"),
 ])
 def test_bad_inputs_are_named(base, call, message):
     model, tokenizer = base

@@ -1,11 +1,12 @@
 """Fine-tune notebook 20's base GPT on the instruction tasks: python -m tools.train_sft_gpt [seeds] (`make sft-gpt`).
 
-For each seed (default 5), two runs of anatomy.alignment.sft_training.fine_tune from the shipped base GPT,
-one per LOSS_ON arm (the loss on the assistant's tokens; on every real token), each followed by held-out
-exact match per task on 200 prompts. The same seed draws the same batches in both arms, so the arms are
-compared seed by seed (anatomy.tasks.arms.compare_arms). The record (before, after per seed and arm, the
-seconds of each run, the paired comparisons) and seed 0's assistant-only model go to anatomy/data/sft_gpt,
-which notebook 20 loads. About 18 minutes alone on two CPU cores for 5 seeds (each run 95-107 s).
+For each seed (default 5), three runs of anatomy.alignment.sft_training.fine_tune (ARMS): from the shipped
+base GPT with the loss on the assistant's tokens, the same with the loss on every real token, and from
+random weights with the assistant-only loss (does pre-training help?). Each is scored on 200 held-out
+prompts per task (exact match, turns ended, answers of the task's form). The same seed draws the same
+pool and batches in every arm, so arms are compared seed by seed (anatomy.tasks.arms.compare_arms). The
+record and seed 0's assistant-only model from the base GPT go to anatomy/data/sft_gpt, which notebook 20
+loads. About half an hour alone on two CPU cores for 5 seeds (each run under two minutes).
 """
 from __future__ import annotations
 
@@ -17,42 +18,50 @@ from typing import Any
 import torch
 
 from anatomy.alignment.base_gpt import load_base_gpt
-from anatomy.alignment.sft_training import (LOSS_ON, RECIPE, TRAINING_EXAMPLES, fine_tune, held_out_exact_match,
-                                            save_sft_gpt, training_examples)
+from anatomy.alignment.exact_match import held_out_scores
+from anatomy.alignment.sft_training import LOSS_ON, RECIPE, TRAINING_EXAMPLES, fine_tune, save_sft_gpt, training_examples
+from anatomy.models.gpt import GPT
 from anatomy.tasks.arms import compare_arms
 
 HELD_OUT_PER_TASK = 200
+# arm -> (the loss's tokens, the starting weights); the third arm asks whether pre-training helps at all
+ARMS = {"assistant": (LOSS_ON[0], "base"), "every token": (LOSS_ON[1], "base"),
+        "assistant, from random weights": (LOSS_ON[0], "random")}
+COMPARISONS = {"assistant_minus_every_token": ("every token", "assistant"),
+               "base_minus_random_weights": ("assistant, from random weights", "assistant")}
 
 
 def run(seeds: int) -> dict[str, Any]:
     base, tokenizer, _ = load_base_gpt()
+    before = held_out_scores(base, tokenizer, HELD_OUT_PER_TASK)
     record: dict[str, Any] = {"python": platform.python_version(), "torch": torch.__version__,
                               "threads": torch.get_num_threads(), "recipe": RECIPE, "training_examples": TRAINING_EXAMPLES,
-                              "held_out_per_task": HELD_OUT_PER_TASK, "seeds": seeds,
-                              "before": held_out_exact_match(base, tokenizer, HELD_OUT_PER_TASK),
-                              "after": {arm: [] for arm in LOSS_ON}, "seconds": {arm: [] for arm in LOSS_ON},
-                              "final_loss": {arm: [] for arm in LOSS_ON}}
-    print("before:", record["before"], flush=True)
+                              "held_out_per_task": HELD_OUT_PER_TASK, "seeds": seeds, "arms": ARMS,
+                              "before": {task: s["exact_match"] for task, s in before.items()}, "before_scores": before}
+    for key in ("after", "ended", "well_formed", "seconds", "final_loss"):
+        record[key] = {arm: [] for arm in ARMS}
+    print("before:", before, flush=True)
     for seed in range(seeds):
         examples = training_examples(seed)
-        for arm in LOSS_ON:
-            model = copy.deepcopy(base)
-            result = fine_tune(model, tokenizer, examples, loss_on=arm, seed=seed)
-            scores = held_out_exact_match(model, tokenizer, HELD_OUT_PER_TASK)
-            record["after"][arm].append(scores)
+        for arm, (loss_on, start) in ARMS.items():
+            torch.manual_seed(seed)
+            model = copy.deepcopy(base) if start == "base" else GPT(base.config)
+            result = fine_tune(model, tokenizer, examples, loss_on=loss_on, seed=seed)
+            scores = held_out_scores(model, tokenizer, HELD_OUT_PER_TASK)
+            for key in ("exact_match", "ended", "well_formed"):
+                record["after" if key == "exact_match" else key][arm].append({t: s[key] for t, s in scores.items()})
             record["seconds"][arm].append(round(result.seconds, 1))
             record["final_loss"][arm].append(round(sum(result.losses[-20:]) / 20, 4))
-            print(f"seed {seed} {arm:12} {result.seconds:6.1f} s  " + "  ".join(f"{t} {v:.1%}" for t, v in scores.items()),
-                  flush=True)
-            if seed == 0 and arm == LOSS_ON[0]:
+            print(f"seed {seed} {arm:31} {result.seconds:6.1f} s  "
+                  + "  ".join(f"{t} {s['exact_match']:.1%} ({s['well_formed']:.0%} formed)" for t, s in scores.items()), flush=True)
+            if seed == 0 and arm == "assistant":
                 shipped = model
-    record["assistant_minus_every_token"] = {}
-    for task in record["before"]:
-        a = [scores[task] for scores in record["after"][LOSS_ON[1]]]
-        b = [scores[task] for scores in record["after"][LOSS_ON[0]]]
-        comparison = compare_arms(a, b)
-        record["assistant_minus_every_token"][task] = {"mean": comparison.mean, "half_width": comparison.half_width}
-        print(f"{task:10} assistant-only minus every token: {comparison.describe(higher='assistant-only higher', lower='every-token higher')}")
+    for name, (a, b) in COMPARISONS.items():
+        record[name] = {}
+        for task in record["before"]:
+            comparison = compare_arms([s[task] for s in record["after"][a]], [s[task] for s in record["after"][b]])
+            record[name][task] = {"mean": comparison.mean, "half_width": comparison.half_width}
+            print(f"{task:10} {b} minus {a}: {comparison.describe(higher=f'{b} higher', lower=f'{a} higher')}")
     save_sft_gpt(shipped, record)
     return record
 

@@ -8,6 +8,8 @@ nothing more and nothing less. Checks run once per call, before generating.
 """
 from __future__ import annotations
 
+import re
+
 import torch
 
 from anatomy.alignment.base_corpus import PAD, CharTokenizer
@@ -19,6 +21,8 @@ from anatomy.generation.text_generation import generate
 from anatomy.models.gpt import GPT
 
 SENTIMENT_MAX_CHARACTERS = 100  # reviews this short keep a sentiment prompt inside the base model's context
+# the form of an answer to each task, right or wrong: an ISO date, letters a-f, a number, a sentiment word
+ANSWER_FORMS = {"dates": r"\d{4}-\d{2}-\d{2}", "reverse": r"[a-f]+", "count": r"\d+", "sentiment": r"positive|negative"}
 
 
 def prompt_ids(tokenizer: CharTokenizer, prompts: list[str]) -> tuple[torch.Tensor, torch.Tensor]:
@@ -74,3 +78,17 @@ def held_out_tasks(count: int, seed: int = 0) -> dict[str, list[tuple[str, str, 
         raise ValueError(f"count must be at most {len(short)} (the short test reviews), got {count}")
     tasks["sentiment"] = sentiment_examples([t for t, _ in short], [y for _, y in short])
     return tasks
+
+
+def held_out_scores(model: GPT, tokenizer: CharTokenizer, count: int = 200, max_new_tokens: int = 24
+                    ) -> dict[str, dict[str, float]]:
+    """Per task of held_out_tasks(count): the fractions of greedy answers that are exact matches, that ended
+    the turn within max_new_tokens, and that have the task's ANSWER_FORMS form (right or wrong)."""
+    scores = {}
+    for task, examples in held_out_tasks(check_integer("count", count)).items():
+        answers = answer(model, tokenizer, [p for p, _, _ in examples], max_new_tokens=max_new_tokens)
+        scores[task] = {
+            "exact_match": exact_match(answers, [r for _, r, _ in examples]),
+            "ended": sum(len(tokenizer.encode(a)) < max_new_tokens for a in answers) / len(answers),  # <|end|> came
+            "well_formed": sum(re.fullmatch(ANSWER_FORMS[task], a) is not None for a in answers) / len(answers)}
+    return scores

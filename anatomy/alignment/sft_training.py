@@ -1,15 +1,15 @@
 """Supervised fine-tuning, run: the base GPT trained on the instruction tasks' chats, then asked held-out prompts.
 
 Taught in: 20_instruction_tuning.  Shapes: B chats per batch, T tokens (right-padded).
-One run is notebook 11's loop (Adam, warm-up then decay, clipped gradients) on batches that mix the tasks
-in TRAINING_EXAMPLES' proportions. Each chat is one user turn and the right answer; the loss falls on the
-assistant's tokens (LOSS_ON[0]) or, for comparison, on every real token, prompt included (LOSS_ON[1]).
-A batch mixes the tasks: batches of one task each (or grouped by length, which nearly sorts them by task)
-learned the dates far worse here in the same steps. But a review is three times as long as a date, so one
-padded batch would be mostly padding; each batch goes through the model as two length groups instead
-(`length_groups`), and `batch_loss` is the mean over both groups' trained tokens: the loss, and so the step,
-of the one padded batch, for about half the computation.
-`make sft-gpt` (tools/train_sft_gpt.py) runs both arms over several seeds and ships one model and the record.
+One run is notebook 11's loop (Adam, warm-up then decay, clipped gradients) on batches drawn from the whole
+pool (TRAINING_EXAMPLES per task), so a batch mixes the tasks. Each chat is one user turn and the right
+answer; the loss falls on the assistant's tokens (LOSS_ON[0]) or, for comparison, on every real token, prompt
+included (LOSS_ON[1]). A chat with a review is about twice as long as a date's and three times a reversal's,
+so a batch padded to its longest chat is about half padding; each batch goes through the model as two length
+groups instead (`length_groups`). With right padding and the causal mask no real token sees padding, and
+`batch_loss` is the mean over both groups' trained tokens: the loss, and so the step, of the one padded batch,
+for about 60 % of its positions. `make sft-gpt` (tools/train_sft_gpt.py) runs the arms over several seeds
+and ships one model and the record.
 """
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ import torch
 
 from anatomy.alignment.base_corpus import PAD, CharTokenizer
 from anatomy.alignment.chat_template import encode_chat
-from anatomy.alignment.exact_match import SENTIMENT_MAX_CHARACTERS, answer, exact_match, held_out_tasks
+from anatomy.alignment.exact_match import SENTIMENT_MAX_CHARACTERS
 from anatomy.alignment.instruction_data import TASKS, chat, sentiment_examples, task_examples
 from anatomy.alignment.sft_loss import IGNORE_INDEX, chat_batch, sft_labels, sft_loss
 from anatomy.checkpoints.checkpoint_files import load_weights_file, read_config
@@ -120,13 +120,6 @@ def fine_tune(model: GPT, tokenizer: CharTokenizer, examples: list[tuple[str, st
     torch.manual_seed(seed)  # dropout, where a config has it
     return train(model, batches, batch_loss, steps, peak_lr=peak_lr, warmup_steps=min(RECIPE["warmup_steps"], steps),
                  max_grad_norm=RECIPE["max_grad_norm"], progress=False)
-
-
-def held_out_exact_match(model: GPT, tokenizer: CharTokenizer, count: int = 200) -> dict[str, float]:
-    """Exact match per task on `count` held-out prompts each (held_out_tasks), answered greedily."""
-    tasks = held_out_tasks(check_integer("count", count))
-    return {task: exact_match(answer(model, tokenizer, [p for p, _, _ in examples]), [r for _, r, _ in examples])
-            for task, examples in tasks.items()}
 
 
 def save_sft_gpt(model: GPT, record: dict[str, Any], folder: str | Path = SFT_GPT_DIR) -> None:
