@@ -1,8 +1,8 @@
 """Supervised fine-tuning, run: the base GPT trained on the instruction tasks' chats, then asked held-out prompts.
 
 Taught in: 20_instruction_tuning.  Shapes: B chats per batch, T tokens (right-padded).
-One run is notebook 11's loop (Adam, warm-up then decay, clipped gradients) on batches drawn from the whole
-pool (TRAINING_EXAMPLES per task), so a batch mixes the tasks. Each chat is one user turn and the right
+One run is notebook 07's loop as 11 uses it (Adam, warm-up then decay, clipped gradients) on batches drawn from the
+whole pool (TRAINING_EXAMPLES per task), so a batch mixes the tasks. Each chat is one user turn and the right
 answer; the loss falls on the assistant's tokens (LOSS_ON[0]) or, for comparison, on every real token, prompt
 included (LOSS_ON[1]). A chat with a review is about twice as long as a date's and three times a reversal's,
 so a batch padded to its longest chat is about half padding; each batch goes through the model as two length
@@ -33,7 +33,7 @@ from anatomy.models.gpt import GPT, GPTConfig
 from anatomy.tasks.training import TrainingRun, train
 
 LOSS_ON = ("assistant", "every token")
-# examples per task in the training pool; the dates, the task with most to learn, get the largest share
+# examples per task in the training pool; the dates get the largest share
 TRAINING_EXAMPLES = {"dates": 7000, "reverse": 1000, "count": 1000, "sentiment": 1000}
 SFT_GPT_DIR = Path(__file__).resolve().parent.parent / "data" / "sft_gpt"
 HINT = "run `make sft-gpt` to fine-tune and save it again"
