@@ -235,12 +235,9 @@ for task, examples in held_out.items():
 # not compared: scores of what the shipped weights write (as above); asserted: exact match at most 0.05 and
 # ended turns at most 0.1 on every task
 print(f"{'task':10} {'prompts':>7} {'exact match':>11} {'ended its turn':>14}")
-for task, examples in held_out.items():
-    answers = answer(base, char_tokenizer, [prompt for prompt, _, _ in examples], max_new_tokens=24)
-    ended = sum(len(char_tokenizer.encode(text)) < 24 for text in answers) / len(answers)  # wrote <|end|> early
-    score = exact_match(answers, [right for _, right, _ in examples])
-    print(f"{task:10} {len(examples):7} {score:11.2f} {ended:14.2f}")
-    assert score <= 0.05 and ended <= 0.1
+for task, score in held_out_scores(base, char_tokenizer, 50, max_new_tokens=24).items():  # held_out's prompts
+    print(f"{task:10} {len(held_out[task]):7} {score['exact_match']:11.2f} {score['ended']:14.2f}")
+    assert score["exact_match"] <= 0.05 and score["ended"] <= 0.1
 
 # %% [markdown]
 # Here the base model answered none of the held-out prompts exactly, and ended none of its turns within 24
